@@ -1,0 +1,20 @@
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', 'node_modules/**', 'coverage/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'off',
+    },
+  },
+  {
+    // the domain core stays pure: no frameworks, drivers or Node I/O
+    files: ['libs/core/src/**/*.ts'],
+    ignores: ['libs/core/src/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['@nestjs/*', 'typeorm', 'ioredis', 'bullmq', 'pg', 'node:*'] }],
+    },
+  },
+);

@@ -1,0 +1,119 @@
+// The REST wire types of API.md, shared by the controller, the SDK and the simulator so all
+// three speak exactly one contract. Field names are public: add, never rename or remove.
+
+/** The classified result of one call (see outcome/Outcome.ts for the classification table). */
+export type Outcome =
+  | 'success'
+  | 'slow'
+  | 'overload'
+  | 'network'
+  | 'rate_limited'
+  | 'auth'
+  | 'client_error'
+  | 'cancelled';
+
+/** Outcomes counted per class in a verdict's evidence (success and cancelled are not failures). */
+export type EvidenceClass = 'overload' | 'network' | 'rate_limited' | 'auth' | 'client_error' | 'slow';
+export const EVIDENCE_CLASSES: readonly EvidenceClass[] = [
+  'overload',
+  'network',
+  'rate_limited',
+  'auth',
+  'client_error',
+  'slow',
+];
+
+/** An instance's local state as reported in a heartbeat. */
+export type ReportedState = 'closed' | 'open' | 'half_open' | 'paused' | 'fallback';
+export const REPORTED_STATES: readonly ReportedState[] = ['closed', 'open', 'half_open', 'paused', 'fallback'];
+
+/** The controller's global state of a breaker. */
+export type GlobalState = 'closed' | 'open' | 'probing' | 'ramping';
+
+/** Traffic class names are free-form strings; `probe` is reserved for probe calls. */
+export type TrafficClass = string;
+
+export interface Evidence {
+  attempts: number;
+  successes: number;
+  byClass: Record<EvidenceClass, number>;
+  latencyP95Ms: number | null;
+  ttftP95Ms: number | null;
+  queueAgeMs: number | null;
+}
+
+export interface BreakerVerdict {
+  dependency: string;
+  state: ReportedState;
+  since?: string;
+  evidence: Evidence;
+  /** requests/s wanted per traffic class */
+  demand?: Record<TrafficClass, number>;
+}
+
+export interface HeartbeatRequest {
+  instanceId: string;
+  group: string;
+  region: string;
+  breakers: BreakerVerdict[];
+}
+
+export interface QuorumFiguresWire {
+  open: number;
+  live: number;
+  threshold: number;
+}
+
+export interface ClassAllowance {
+  ratePerSec: number;
+  burst: number;
+  concurrency: number;
+}
+
+export interface ProbeGrant {
+  token: string;
+  fencing: number;
+  validForMs: number;
+}
+
+export interface BreakerPlan {
+  dependency: string;
+  breakerId: string;
+  global: {
+    state: GlobalState;
+    epoch: number;
+    step: number | null;
+    steps: number;
+    quorum: QuorumFiguresWire;
+  };
+  allowance: { validForMs: number; classes: Record<TrafficClass, ClassAllowance> } | null;
+  probe: ProbeGrant | null;
+  fallback: { probeOwner: boolean; regionShare: { ratePerSec: number }; regionLive: number } | null;
+}
+
+export interface HeartbeatResponse {
+  serverTime: string;
+  heartbeatIntervalMs: number;
+  leaseTtlMs: number;
+  breakers: BreakerPlan[];
+}
+
+export interface ProbeResultRequest {
+  outcome: Exclude<Outcome, 'cancelled'>;
+  latencyMs: number;
+  ttftMs?: number;
+  retryAfterMs?: number;
+}
+
+export interface BreakerSummary {
+  breakerId: string;
+  group: string;
+  dependency: string;
+  region: string | null;
+  pool: string;
+  state: GlobalState;
+  epoch: number;
+  quorum: QuorumFiguresWire;
+  step: number | null;
+  steps: number;
+}
