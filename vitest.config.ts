@@ -16,6 +16,7 @@ export default defineConfig({
   },
   test: {
     include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'test/**/*.test.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
     // end-to-end suites share Postgres and Redis and start servers: run files one at a time
     fileParallelism: false,
