@@ -1,3 +1,7 @@
 // @recloser/core: every policy decision of Recloser, pure and deterministic.
 export * from './wire.js';
 export * from './pool/PoolConfig.js';
+export * from './time/Clock.js';
+export * from './random/Rng.js';
+export * from './quorum/Quorum.js';
+export * from './quorum/Isolation.js';
