@@ -5,3 +5,5 @@ export * from './time/Clock.js';
 export * from './random/Rng.js';
 export * from './quorum/Quorum.js';
 export * from './quorum/Isolation.js';
+export * from './pool/PoolDefaults.js';
+export * from './pool/PoolValidation.js';

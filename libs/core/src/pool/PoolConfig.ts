@@ -10,6 +10,8 @@ export interface ProbeBudget {
   leaseTtlMs: number;
   /** base cooldown OPEN -> PROBING; grows exponentially with each failed recovery */
   cooldownMs: number;
+  /** probes that must pass the gates before PROBING -> RAMPING(step 0) */
+  probesToPass: number;
 }
 
 export interface ClassCapacity {
@@ -29,6 +31,8 @@ export interface RampConfig {
   /** ascending fractions of each class's capacity, each in (0, 1]; the last is normally 1 */
   steps: number[];
   dwellMs: number;
+  /** attempts a step needs (besides its dwell) before its gates are judged */
+  minSample: number;
   /** classes admitted in this order: class k joins the ramp at step k */
   classOrder: TrafficClass[];
   gates: GateThresholds;

@@ -1,0 +1,101 @@
+// The pool a dependency gets when nobody configured one, and how a partial PUT body lands on it.
+// Values follow the API.md example, scaled to one modest standard class.
+import type { TrafficClass } from '../wire.js';
+import type {
+  ClassCapacity,
+  FallbackConfig,
+  GateThresholds,
+  PoolConfig,
+  ProbeBudget,
+  RampConfig,
+} from './PoolConfig.js';
+
+/** A pool without its id: what PUT /v1/admin/pools/{id} carries and validation returns. */
+export type PoolBody = Omit<PoolConfig, 'id'>;
+
+/** A partial PUT body: every section optional, each section's fields optional. */
+export interface PoolInput {
+  dependencies?: string[];
+  probe?: Partial<ProbeBudget>;
+  /** replaces the class map as a whole (a class listed must give both figures) */
+  capacity?: Record<TrafficClass, ClassCapacity>;
+  ramp?: Partial<Omit<RampConfig, 'gates'>> & { gates?: Partial<GateThresholds> };
+  fallback?: Partial<FallbackConfig>;
+}
+
+export const DEFAULT_PROBE_BUDGET: ProbeBudget = {
+  concurrency: 1,
+  ratePerSec: 1,
+  leaseTtlMs: 5000,
+  cooldownMs: 30000,
+  probesToPass: 2,
+};
+
+export const DEFAULT_GATES: GateThresholds = {
+  minSuccessRate: 0.95,
+  maxLatencyP95Ms: 2000,
+  maxTtftP95Ms: 1500,
+  maxQueueAgeMs: 5000,
+  max429Rate: 0.02,
+};
+
+export const DEFAULT_RAMP: RampConfig = {
+  steps: [0.01, 0.05, 0.1, 0.25, 0.5, 1.0],
+  dwellMs: 10000,
+  // one second of step 0 (1 % of 100/s) per dwell gives 10 attempts: the smallest sample judged
+  minSample: 10,
+  classOrder: ['standard'],
+  gates: DEFAULT_GATES,
+};
+
+export const DEFAULT_CAPACITY: Record<TrafficClass, ClassCapacity> = {
+  standard: { ratePerSec: 100, concurrency: 50 },
+};
+
+export const DEFAULT_FALLBACK: FallbackConfig = { ratePerSec: 0.2, ownersPerRegion: 2 };
+
+/** Fresh copy of the default body (callers may mutate what they get). */
+export function defaultPoolBody(dependencies: string[] = []): PoolBody {
+  return {
+    dependencies: [...dependencies],
+    probe: { ...DEFAULT_PROBE_BUDGET },
+    capacity: Object.fromEntries(Object.entries(DEFAULT_CAPACITY).map(([k, v]) => [k, { ...v }])),
+    ramp: {
+      ...DEFAULT_RAMP,
+      steps: [...DEFAULT_RAMP.steps],
+      classOrder: [...DEFAULT_RAMP.classOrder],
+      gates: { ...DEFAULT_GATES },
+    },
+    fallback: { ...DEFAULT_FALLBACK },
+  };
+}
+
+/** The pool a dependency with no configured pool draws on. */
+export function DEFAULT_POOL(id: string, dependency: string): PoolConfig {
+  return { id, ...defaultPoolBody([dependency]) };
+}
+
+/**
+ * Merges a partial body over `base` (the defaults unless given): sections merge field by field,
+ * `capacity` replaces the class map, and a body that gives `capacity` without `ramp.classOrder`
+ * admits its classes in the order it lists them. Does not validate: see PoolValidation.ts.
+ */
+export function mergePool(partial: PoolInput, base: PoolBody = defaultPoolBody()): PoolBody {
+  const capacity = partial.capacity ?? base.capacity;
+  const classOrder =
+    partial.ramp?.classOrder ?? (partial.capacity ? Object.keys(partial.capacity) : base.ramp.classOrder);
+  const fallback: FallbackConfig = { ...base.fallback, ...partial.fallback };
+  return {
+    dependencies: [...(partial.dependencies ?? base.dependencies)],
+    probe: { ...base.probe, ...partial.probe },
+    capacity: Object.fromEntries(Object.entries(capacity).map(([k, v]) => [k, { ...v }])),
+    ramp: {
+      ...base.ramp,
+      ...partial.ramp,
+      steps: [...(partial.ramp?.steps ?? base.ramp.steps)],
+      classOrder: [...classOrder],
+      gates: { ...base.ramp.gates, ...partial.ramp?.gates },
+    },
+    fallback,
+  };
+}

@@ -1,0 +1,231 @@
+// Validation of a PUT /v1/admin/pools/{id} body. A partial body merges over the defaults; every
+// problem is reported at once, each naming its field path and the reason, so the controller can
+// answer 400 with all of them instead of one at a time (or a 500).
+import { defaultPoolBody, type PoolBody } from './PoolDefaults.js';
+
+export interface PoolFieldError {
+  /** dotted path of the offending field, e.g. `ramp.gates.minSuccessRate` */
+  field: string;
+  reason: string;
+}
+
+export type PoolValidationResult =
+  { ok: true; value: PoolBody } | { ok: false; errors: string[]; fieldErrors: PoolFieldError[] };
+
+type Obj = Record<string, unknown>;
+
+const TOP_KEYS = ['dependencies', 'probe', 'capacity', 'ramp', 'fallback'] as const;
+const PROBE_KEYS = ['concurrency', 'ratePerSec', 'leaseTtlMs', 'cooldownMs', 'probesToPass'] as const;
+const CLASS_KEYS = ['ratePerSec', 'concurrency'] as const;
+const RAMP_KEYS = ['steps', 'dwellMs', 'minSample', 'classOrder', 'gates'] as const;
+const GATE_KEYS = [
+  'minSuccessRate',
+  'maxLatencyP95Ms',
+  'maxTtftP95Ms',
+  'maxQueueAgeMs',
+  'max429Rate',
+] as const;
+const FALLBACK_KEYS = ['ratePerSec', 'ownersPerRegion', 'regionWeights'] as const;
+/** `probe` names probe calls; a capacity class by that name would blur the probe budget */
+const RESERVED_CLASS = 'probe';
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+class Collector {
+  readonly list: PoolFieldError[] = [];
+  add(field: string, reason: string): void {
+    this.list.push({ field, reason });
+  }
+
+  /** Reports keys of `o` outside `known`; returns whether `o` is an object at all. */
+  object(field: string, o: unknown, known: readonly string[]): o is Obj {
+    if (!isObj(o)) {
+      this.add(field, 'must be an object');
+      return false;
+    }
+    for (const k of Object.keys(o)) {
+      if (!known.includes(k))
+        this.add(field ? `${field}.${k}` : k, `is not a known field (known: ${known.join(', ')})`);
+    }
+    return true;
+  }
+
+  isNumber(field: string, v: unknown): v is number {
+    if (typeof v !== 'number' || !Number.isFinite(v)) {
+      this.add(field, 'must be a finite number');
+      return false;
+    }
+    return true;
+  }
+
+  /** integer >= min */
+  integer(field: string, v: unknown, min: number): void {
+    if (!this.isNumber(field, v)) return;
+    if (!Number.isInteger(v) || v < min) this.add(field, `must be an integer >= ${min}`);
+  }
+
+  /** number in [min, max] (max may be Infinity) */
+  range(field: string, v: unknown, min: number, max: number, minExclusive = false): void {
+    if (!this.isNumber(field, v)) return;
+    const low = minExclusive ? v <= min : v < min;
+    if (low || v > max) {
+      const lo = minExclusive ? `(${min}` : `[${min}`;
+      const hi = max === Infinity ? 'Infinity)' : `${max}]`;
+      this.add(field, `must be in ${lo}, ${hi}`);
+    }
+  }
+
+  stringList(field: string, v: unknown): v is string[] {
+    if (!Array.isArray(v)) {
+      this.add(field, 'must be an array of strings');
+      return false;
+    }
+    let ok = true;
+    v.forEach((s, i) => {
+      if (typeof s !== 'string' || s.trim() === '') {
+        this.add(`${field}[${i}]`, 'must be a non-empty string');
+        ok = false;
+      }
+    });
+    if (ok && new Set(v).size !== v.length) {
+      this.add(field, 'must not repeat an entry');
+      ok = false;
+    }
+    return ok;
+  }
+}
+
+/** Overlays the body's sections on the defaults without judging them (judging comes after). */
+function overlay(body: Obj): Obj {
+  const d = defaultPoolBody() as unknown as Obj;
+  const section = (key: string): unknown => {
+    const given = body[key];
+    if (given === undefined) return d[key];
+    return isObj(given) && isObj(d[key]) ? { ...d[key], ...given } : given;
+  };
+  const ramp = section('ramp');
+  if (isObj(ramp) && isObj(body.ramp)) {
+    const gates = body.ramp.gates;
+    ramp.gates = isObj(gates)
+      ? { ...((d.ramp as Obj).gates as Obj), ...gates }
+      : (gates ?? (d.ramp as Obj).gates);
+    // a body that names its classes without an order admits them in the order it lists them
+    if (body.ramp.classOrder === undefined && isObj(body.capacity))
+      ramp.classOrder = Object.keys(body.capacity);
+  } else if (isObj(ramp) && isObj(body.capacity)) {
+    ramp.classOrder = Object.keys(body.capacity);
+  }
+  return {
+    ...body,
+    dependencies: body.dependencies ?? d.dependencies,
+    probe: section('probe'),
+    capacity: body.capacity ?? d.capacity,
+    ramp,
+    fallback: section('fallback'),
+  };
+}
+
+/**
+ * Checks a PUT pool body (partial bodies merge over the defaults) and returns either the full,
+ * valid pool body or every problem, each as `<field path> <reason>`.
+ */
+export function validatePoolInput(body: unknown): PoolValidationResult {
+  const c = new Collector();
+  if (!isObj(body)) {
+    c.add('body', 'must be a JSON object');
+    return fail(c);
+  }
+  const m = overlay(body);
+  c.object('', m, TOP_KEYS);
+
+  c.stringList('dependencies', m.dependencies);
+
+  if (c.object('probe', m.probe, PROBE_KEYS)) {
+    const p = m.probe;
+    c.integer('probe.concurrency', p.concurrency, 1);
+    c.range('probe.ratePerSec', p.ratePerSec, 0, Infinity, true);
+    c.integer('probe.leaseTtlMs', p.leaseTtlMs, 1);
+    c.integer('probe.cooldownMs', p.cooldownMs, 0);
+    c.integer('probe.probesToPass', p.probesToPass, 1);
+  }
+
+  let classes: string[] | null = null;
+  if (isObj(m.capacity)) {
+    classes = Object.keys(m.capacity);
+    if (classes.length === 0) c.add('capacity', 'must name at least one traffic class');
+    for (const [name, cap] of Object.entries(m.capacity)) {
+      const f = `capacity.${name}`;
+      if (name === RESERVED_CLASS) c.add(f, `"${RESERVED_CLASS}" is reserved for probe calls`);
+      if (!c.object(f, cap, CLASS_KEYS)) continue;
+      c.range(`${f}.ratePerSec`, cap.ratePerSec, 0, Infinity, true);
+      c.integer(`${f}.concurrency`, cap.concurrency, 1);
+    }
+  } else {
+    c.add('capacity', 'must be an object of traffic class -> { ratePerSec, concurrency }');
+  }
+
+  if (c.object('ramp', m.ramp, RAMP_KEYS)) {
+    const r = m.ramp;
+    checkSteps(c, r.steps);
+    c.integer('ramp.dwellMs', r.dwellMs, 0);
+    c.integer('ramp.minSample', r.minSample, 1);
+    const order = r.classOrder;
+    if (c.stringList('ramp.classOrder', order) && classes) {
+      const known = classes;
+      if (order.length === 0) c.add('ramp.classOrder', 'must list at least one class');
+      const unknown = order.filter((k) => !known.includes(k));
+      if (unknown.length > 0)
+        c.add('ramp.classOrder', `names classes missing from capacity: ${unknown.join(', ')}`);
+      const missing = known.filter((k) => !order.includes(k));
+      if (missing.length > 0)
+        c.add('ramp.classOrder', `must list every capacity class (missing: ${missing.join(', ')})`);
+    }
+    if (c.object('ramp.gates', r.gates, GATE_KEYS)) {
+      const g = r.gates;
+      c.range('ramp.gates.minSuccessRate', g.minSuccessRate, 0, 1);
+      c.integer('ramp.gates.maxLatencyP95Ms', g.maxLatencyP95Ms, 0);
+      c.integer('ramp.gates.maxTtftP95Ms', g.maxTtftP95Ms, 0);
+      c.integer('ramp.gates.maxQueueAgeMs', g.maxQueueAgeMs, 0);
+      c.range('ramp.gates.max429Rate', g.max429Rate, 0, 1);
+    }
+  }
+
+  if (c.object('fallback', m.fallback, FALLBACK_KEYS)) {
+    const f = m.fallback;
+    c.range('fallback.ratePerSec', f.ratePerSec, 0, Infinity);
+    c.integer('fallback.ownersPerRegion', f.ownersPerRegion, 1);
+    if (f.regionWeights !== undefined) {
+      if (isObj(f.regionWeights)) {
+        for (const [region, w] of Object.entries(f.regionWeights)) {
+          c.range(`fallback.regionWeights.${region}`, w, 0, Infinity);
+        }
+      } else {
+        c.add('fallback.regionWeights', 'must be an object of region -> weight');
+      }
+    }
+  }
+
+  if (c.list.length > 0) return fail(c);
+  return { ok: true, value: m as unknown as PoolBody };
+}
+
+function checkSteps(c: Collector, steps: unknown): void {
+  const rule = 'must be ascending, each in (0, 1]';
+  if (!Array.isArray(steps) || steps.length === 0) {
+    c.add('ramp.steps', `must be a non-empty array of fractions, ${rule.replace('must be ', '')}`);
+    return;
+  }
+  let prev = 0;
+  let bad = false;
+  for (const s of steps) {
+    if (typeof s !== 'number' || !Number.isFinite(s) || s <= prev || s > 1) bad = true;
+    else prev = s;
+  }
+  if (bad) c.add('ramp.steps', rule);
+}
+
+function fail(c: Collector): PoolValidationResult {
+  return { ok: false, errors: c.list.map((e) => `${e.field} ${e.reason}`), fieldErrors: c.list };
+}
