@@ -7,3 +7,6 @@ export * from './quorum/Quorum.js';
 export * from './quorum/Isolation.js';
 export * from './pool/PoolDefaults.js';
 export * from './pool/PoolValidation.js';
+export * from './outcome/Outcome.js';
+export * from './backoff/Backoff.js';
+export * from './ramp/TokenBucket.js';
