@@ -10,3 +10,4 @@ export * from './pool/PoolValidation.js';
 export * from './outcome/Outcome.js';
 export * from './backoff/Backoff.js';
 export * from './ramp/TokenBucket.js';
+export * from './local/LocalBreaker.js';
