@@ -11,3 +11,5 @@ export * from './outcome/Outcome.js';
 export * from './backoff/Backoff.js';
 export * from './ramp/TokenBucket.js';
 export * from './local/LocalBreaker.js';
+export * from './ramp/Gates.js';
+export * from './ramp/Allowance.js';

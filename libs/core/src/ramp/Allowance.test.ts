@@ -1,0 +1,229 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { PoolConfig } from '../pool/PoolConfig.js';
+import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
+import { divideAllowances, maxMinFair, stepBudget, type InstanceDemand } from './Allowance.js';
+
+function pool(): PoolConfig {
+  const p = DEFAULT_POOL('llm', 'llm');
+  p.capacity = {
+    standard: { ratePerSec: 500, concurrency: 200 },
+    long_context: { ratePerSec: 20, concurrency: 10 },
+  };
+  p.ramp.classOrder = ['standard', 'long_context'];
+  return p;
+}
+
+const sum = (xs: Iterable<number>) => [...xs].reduce((a, b) => a + b, 0);
+
+describe('maxMinFair', () => {
+  it('fills the small demands first and splits the rest evenly', () => {
+    const s = maxMinFair(10, [
+      { id: 'a', demand: 1 },
+      { id: 'b', demand: 100 },
+      { id: 'c', demand: 100 },
+    ]);
+    expect(s.get('a')).toBe(1);
+    expect(s.get('b')).toBe(4.5);
+    expect(s.get('c')).toBe(4.5);
+  });
+
+  it('gives everyone its demand when the budget suffices, and zero demand nothing', () => {
+    const s = maxMinFair(100, [
+      { id: 'a', demand: 3 },
+      { id: 'b', demand: 0 },
+      { id: 'c', demand: -2 },
+      { id: 'd', demand: Number.NaN },
+    ]);
+    expect([...s.entries()]).toEqual([
+      ['a', 3],
+      ['b', 0],
+      ['c', 0],
+      ['d', 0],
+    ]);
+  });
+
+  const demands = fc.uniqueArray(
+    fc.record({ id: fc.integer({ min: 0, max: 1e6 }), demand: fc.double({ min: 0, max: 1e4, noNaN: true }) }),
+    { maxLength: 60, selector: (d) => d.id },
+  );
+  const budget = fc.double({ min: 0, max: 1e5, noNaN: true });
+
+  it('property: never over budget or demand, max-min fair, work-conserving', () => {
+    fc.assert(
+      fc.property(budget, demands, (b, ds) => {
+        const s = maxMinFair(b, ds);
+        expect(sum(s.values())).toBeLessThanOrEqual(b);
+        const wanted = sum(ds.map((d) => d.demand));
+        expect(sum(s.values())).toBeGreaterThanOrEqual(Math.min(b, wanted) * (1 - 1e-9) - 1e-9);
+        for (const d of ds) {
+          const mine = s.get(d.id)!;
+          expect(mine).toBeLessThanOrEqual(d.demand);
+          if (d.demand === 0) expect(mine).toBe(0);
+          if (mine < d.demand * (1 - 1e-9)) {
+            for (const other of s.values()) expect(other).toBeLessThanOrEqual(mine * (1 + 1e-9) + 1e-12);
+          }
+        }
+      }),
+    );
+  });
+
+  it('property: monotone in the budget', () => {
+    fc.assert(
+      fc.property(budget, budget, demands, (x, y, ds) => {
+        const [lo, hi] = x <= y ? [x, y] : [y, x];
+        const a = maxMinFair(lo, ds);
+        const b = maxMinFair(hi, ds);
+        for (const d of ds) expect(a.get(d.id)!).toBeLessThanOrEqual(b.get(d.id)! * (1 + 1e-9) + 1e-12);
+      }),
+    );
+  });
+});
+
+describe('stepBudget', () => {
+  it('admits class k from step k at the step fraction of its capacity', () => {
+    const p = pool();
+    expect(stepBudget(p, 0)).toEqual({ standard: { ratePerSec: 5, concurrency: 2 } });
+    expect(stepBudget(p, 1)).toEqual({
+      standard: { ratePerSec: 25, concurrency: 10 },
+      long_context: { ratePerSec: 1, concurrency: 1 },
+    });
+    expect(stepBudget(p, 5)).toEqual(p.capacity);
+  });
+
+  it('has at least one call of concurrency, and nothing outside the steps', () => {
+    const p = DEFAULT_POOL('x', 'x'); // 1 % of 50 calls is half a call
+    expect(stepBudget(p, 0)).toEqual({ standard: { ratePerSec: 1, concurrency: 1 } });
+    expect(stepBudget(p, -1)).toEqual({});
+    expect(stepBudget(p, 6)).toEqual({});
+  });
+});
+
+describe('divideAllowances', () => {
+  it('divides a step by demand and gives no-demand instances nothing', () => {
+    const a = divideAllowances(pool(), 1, [
+      { instanceId: 'i1', demand: { standard: 5 } },
+      { instanceId: 'i2', demand: { standard: 100, long_context: 3 } },
+      { instanceId: 'i3', demand: {} },
+      { instanceId: 'i4', demand: { standard: 0 } },
+    ]);
+    expect(a.get('i1')).toEqual({ standard: { ratePerSec: 5, burst: 2, concurrency: 2 } });
+    expect(a.get('i2')).toEqual({
+      standard: { ratePerSec: 20, burst: 8, concurrency: 8 },
+      long_context: { ratePerSec: 1, burst: 1, concurrency: 1 },
+    });
+    expect(a.has('i3')).toBe(false);
+    expect(a.has('i4')).toBe(false);
+  });
+
+  it('at a one-call step admits one instance at a time and rotates through all of them', () => {
+    const p = DEFAULT_POOL('x', 'x');
+    const fleet = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ instanceId: id, demand: { standard: 2 } }));
+    const seen: string[] = [];
+    for (let r = 0; r < 5; r++) {
+      const a = divideAllowances(p, 0, fleet, r);
+      expect(a.size).toBe(1);
+      const [id, classes] = [...a.entries()][0]!;
+      expect(classes.standard).toEqual({ ratePerSec: 1, burst: 1, concurrency: 1 });
+      seen.push(id);
+    }
+    expect(seen.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
+  });
+
+  const fleet = fc.uniqueArray(
+    fc.record({
+      instanceId: fc.string({ minLength: 1, maxLength: 6 }),
+      demand: fc.record(
+        {
+          standard: fc.double({ min: 0, max: 400, noNaN: true }),
+          long_context: fc.double({ min: 0, max: 30, noNaN: true }),
+        },
+        { requiredKeys: [] },
+      ),
+    }),
+    { maxLength: 80, selector: (d) => d.instanceId },
+  );
+  const poolArb = fc
+    .record({
+      rate: fc.double({ min: 0.1, max: 1000, noNaN: true }),
+      conc: fc.integer({ min: 1, max: 300 }),
+      lrate: fc.double({ min: 0.1, max: 50, noNaN: true }),
+      lconc: fc.integer({ min: 1, max: 20 }),
+    })
+    .map(({ rate, conc, lrate, lconc }) => {
+      const p = pool();
+      p.capacity = {
+        standard: { ratePerSec: rate, concurrency: conc },
+        long_context: { ratePerSec: lrate, concurrency: lconc },
+      };
+      return p;
+    });
+
+  function check(p: PoolConfig, step: number, demands: InstanceDemand[], rotation: number) {
+    const a = divideAllowances(p, step, demands, rotation);
+    const budget = stepBudget(p, step);
+    for (const cls of Object.keys(p.capacity)) {
+      const mine = [...a.entries()].filter(([, c]) => c[cls]).map(([id, c]) => ({ id, ...c[cls]! }));
+      const b = budget[cls];
+      if (!b) {
+        expect(mine).toEqual([]);
+        continue;
+      }
+      expect(sum(mine.map((m) => m.ratePerSec))).toBeLessThanOrEqual(b.ratePerSec);
+      expect(sum(mine.map((m) => m.concurrency))).toBeLessThanOrEqual(b.concurrency);
+      expect(sum(mine.map((m) => m.burst))).toBeLessThanOrEqual(Math.max(1, b.concurrency));
+      for (const m of mine) {
+        const demand = demands.find((d) => d.instanceId === m.id)!.demand[cls] ?? 0;
+        expect(demand).toBeGreaterThan(0);
+        expect(m.ratePerSec).toBeLessThanOrEqual(demand);
+        expect(Number.isInteger(m.concurrency) && m.concurrency >= 1).toBe(true);
+        expect(Number.isInteger(m.burst) && m.burst >= 1).toBe(true);
+        // max-min fair among the admitted
+        if (m.ratePerSec < demand * (1 - 1e-9)) {
+          for (const o of mine) expect(o.ratePerSec).toBeLessThanOrEqual(m.ratePerSec * (1 + 1e-9) + 1e-12);
+        }
+      }
+      const wanting = demands.filter((d) => (d.demand[cls] ?? 0) > 0).length;
+      expect(mine.length).toBe(Math.min(wanting, b.concurrency));
+    }
+    return a;
+  }
+
+  it('property: never exceeds a step budget, fair among the admitted, zero demand gets none', () => {
+    fc.assert(
+      fc.property(poolArb, fc.integer({ min: -1, max: 6 }), fleet, fc.nat(1e6), (p, step, ds, rot) => {
+        check(p, step, ds, rot);
+      }),
+    );
+  });
+
+  it('property: when everyone fits, each instance gets at least as much at a higher step', () => {
+    fc.assert(
+      fc.property(poolArb, fc.integer({ min: 0, max: 4 }), fleet, (p, step, ds) => {
+        const lo = divideAllowances(p, step, ds);
+        const hi = divideAllowances(p, step + 1, ds);
+        const fits =
+          ds.filter((d) => (d.demand.standard ?? 0) > 0).length <= stepBudget(p, step).standard!.concurrency;
+        if (!fits) return;
+        for (const [id, c] of lo) {
+          if (!c.standard) continue;
+          expect(hi.get(id)!.standard!.ratePerSec).toBeGreaterThanOrEqual(c.standard.ratePerSec * (1 - 1e-9));
+        }
+      }),
+    );
+  });
+
+  it('property: consecutive rotations admit every wanting instance within ceil(wanting / calls) periods', () => {
+    fc.assert(
+      fc.property(poolArb, fleet, fc.nat(1e6), (p, ds, start) => {
+        const calls = stepBudget(p, 0).standard!.concurrency;
+        const wanting = ds.filter((d) => (d.demand.standard ?? 0) > 0).map((d) => d.instanceId);
+        const seen = new Set<string>();
+        for (let r = start; r < start + Math.ceil(wanting.length / calls); r++) {
+          for (const id of divideAllowances(p, 0, ds, r).keys()) seen.add(id);
+        }
+        expect([...seen].sort()).toEqual([...wanting].sort());
+      }),
+    );
+  });
+});
