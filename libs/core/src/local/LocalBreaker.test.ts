@@ -252,6 +252,19 @@ describe('LocalBreaker, paused while the group is open or probing', () => {
   });
 });
 
+describe('LocalBreaker.observeGroup', () => {
+  it('pauses at once when a plan says the group is open, keeping the open tick evidence', () => {
+    const { breaker } = setup();
+    breaker.record('overload', 10);
+    breaker.observeGroup({ state: 'open' });
+    expect(breaker.state).toBe('paused');
+    expect(breaker.allow()).toBe(false);
+    expect(breaker.tick(null).attempts).toBe(1);
+    breaker.observeGroup({ state: 'closed' });
+    expect(breaker.state).toBe('closed');
+  });
+});
+
 describe('LocalBreaker, serialisation', () => {
   it('survives toJSON → initialState with the remaining cooldown, on another clock', () => {
     const { breaker, clock, openedAt } = tripped();

@@ -169,20 +169,8 @@ export class LocalBreaker {
   tick(group: GroupView | null): Evidence {
     const evidence = this.closeWindow();
     if (group !== null) this.groupState = group.state;
+    if (this.applyGroup()) return evidence;
     const now = this.clock.now();
-
-    if (this.groupBlocks()) {
-      // the group is down: stop self-probing, the controller's probes decide recovery
-      if (this.current !== 'paused') this.enter('paused');
-      return evidence;
-    }
-    if (this.current === 'paused') {
-      // the group recovered (or is ramping): stale local evidence must not re-trip at once
-      this.clearTripState();
-      this.reopenCount = 0;
-      this.enter('closed');
-      return evidence;
-    }
     if (
       this.current === 'self_probe' &&
       this.trialTaken &&
@@ -199,6 +187,32 @@ export class LocalBreaker {
       this.open();
     }
     return evidence;
+  }
+
+  /**
+   * Takes the controller's word on the group between ticks (a plan just arrived), so pausing does
+   * not wait for the next tick. Does not close the evidence window.
+   */
+  observeGroup(group: GroupView): void {
+    this.groupState = group.state;
+    this.applyGroup();
+  }
+
+  /** Group-driven transitions; true when the group decided the state this time. */
+  private applyGroup(): boolean {
+    if (this.groupBlocks()) {
+      // the group is down: stop self-probing, the controller's probes decide recovery
+      if (this.current !== 'paused') this.enter('paused');
+      return true;
+    }
+    if (this.current === 'paused') {
+      // the group recovered (or is ramping): stale local evidence must not re-trip at once
+      this.clearTripState();
+      this.reopenCount = 0;
+      this.enter('closed');
+      return true;
+    }
+    return false;
   }
 
   toJSON(): LocalBreakerSnapshot {
