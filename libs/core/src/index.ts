@@ -13,3 +13,5 @@ export * from './ramp/TokenBucket.js';
 export * from './local/LocalBreaker.js';
 export * from './ramp/Gates.js';
 export * from './ramp/Allowance.js';
+export * from './probe/ProbeBudget.js';
+export * from './probe/Designation.js';

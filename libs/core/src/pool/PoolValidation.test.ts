@@ -115,7 +115,7 @@ describe('validatePoolInput', () => {
     expect(errs).toEqual([
       'dependencies[1] must be a non-empty string',
       'probe.concurrency must be an integer >= 1',
-      'probe.ratePerSec must be in (0, Infinity)',
+      'probe.ratePerSec must be an integer >= 1',
       'probe.leaseTtlMs must be an integer >= 1',
       'probe.cooldownMs must be a finite number',
       'ramp.dwellMs must be an integer >= 0',

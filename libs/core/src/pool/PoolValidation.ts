@@ -145,7 +145,8 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
   if (c.object('probe', m.probe, PROBE_KEYS)) {
     const p = m.probe;
     c.integer('probe.concurrency', p.concurrency, 1);
-    c.range('probe.ratePerSec', p.ratePerSec, 0, Infinity, true);
+    // whole grants per second: the grant rule counts grants in a 1 s window against it
+    c.integer('probe.ratePerSec', p.ratePerSec, 1);
     c.integer('probe.leaseTtlMs', p.leaseTtlMs, 1);
     c.integer('probe.cooldownMs', p.cooldownMs, 0);
     c.integer('probe.probesToPass', p.probesToPass, 1);

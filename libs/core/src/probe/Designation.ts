@@ -1,0 +1,47 @@
+// Which instances the controller designates as probers. Probes are real work, so only live
+// instances that want to call the dependency qualify; the choice is a hash of (epoch, instance),
+// so every replica picks the same prober without coordinating, and a new epoch spreads the duty.
+
+export interface ProberCandidate {
+  instanceId: string;
+  /** heartbeat row is fresh */
+  live: boolean;
+  /** requests/s it wants of this dependency (all classes); no demand → it has no call to probe with */
+  demand: number;
+  /** its probe failed or its lease expired unused in this epoch: let someone else try */
+  excluded?: boolean;
+}
+
+/** FNV-1a over the string, then a murmur3 finaliser so nearby ids spread over the whole range. */
+export function designationHash(epoch: number, instanceId: string): number {
+  const key = `${epoch}:${instanceId}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** Up to `count` eligible instance ids, ranked by designationHash (ties by id), best first. */
+export function designateProbers(
+  candidates: readonly ProberCandidate[],
+  count: number,
+  epoch: number,
+): string[] {
+  if (!(count > 0)) return [];
+  const eligible = new Set<string>();
+  for (const c of candidates) {
+    if (c.live && !c.excluded && Number.isFinite(c.demand) && c.demand > 0) eligible.add(c.instanceId);
+  }
+  return [...eligible]
+    .map((id) => ({ id, h: designationHash(epoch, id) }))
+    .sort((a, b) => a.h - b.h || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, Math.floor(count))
+    .map((x) => x.id);
+}
