@@ -1,0 +1,97 @@
+// Pools: the operator's PUT (validated by core validatePoolInput), reads, and the resolution every
+// lease, heartbeat and ramp tick needs: dependency -> its pool, or the default pool.
+import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DEFAULT_POOL, validatePoolInput, type PoolConfig } from '@recloser/core';
+import { DataSource } from 'typeorm';
+import { PoolDependencyEntity } from './pool-dependency.entity.js';
+import { PoolEntity } from './pool.entity.js';
+import { defaultPoolId, poolIdProblem } from './pool-id.js';
+
+/** A pool as the admin API shows it. */
+export interface PoolView extends PoolConfig {
+  createdAt: string;
+  updatedAt: string;
+}
+
+// each replica re-reads a dependency's pool at most this often: a PUT reaches every replica within it
+const RESOLVE_CACHE_MS = 1000;
+const UNIQUE_VIOLATION = '23505';
+
+@Injectable()
+export class PoolsService {
+  private readonly cache = new Map<string, { pool: PoolConfig; at: number }>();
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async put(id: string, body: unknown): Promise<PoolView> {
+    const idProblem = poolIdProblem(id);
+    const result = validatePoolInput(body);
+    const errors = [...(idProblem ? [idProblem] : []), ...(result.ok ? [] : result.errors)];
+    if (errors.length > 0 || !result.ok) throw new BadRequestException(errors.join('; '));
+    const config = result.value;
+    try {
+      await this.db.transaction(async (tx) => {
+        await tx.getRepository(PoolEntity).upsert({ id, config }, ['id']);
+        await tx.getRepository(PoolDependencyEntity).delete({ poolId: id });
+        if (config.dependencies.length > 0) {
+          await tx
+            .getRepository(PoolDependencyEntity)
+            .insert(config.dependencies.map((dependency) => ({ dependency, poolId: id })));
+        }
+      });
+    } catch (err) {
+      if ((err as { code?: string }).code === UNIQUE_VIOLATION) {
+        throw new ConflictException(`dependencies: ${await this.describeClaims(id, config.dependencies)}`);
+      }
+      throw err;
+    }
+    this.cache.clear();
+    return this.get(id);
+  }
+
+  async get(id: string): Promise<PoolView> {
+    const row = await this.db.getRepository(PoolEntity).findOneBy({ id });
+    if (!row) throw new NotFoundException(`pool ${id} does not exist`);
+    return toView(row);
+  }
+
+  async list(): Promise<PoolView[]> {
+    const rows = await this.db.getRepository(PoolEntity).find({ order: { id: 'ASC' } });
+    return rows.map(toView);
+  }
+
+  /** The pool `dependency` draws on: the configured one, else its own pool with the defaults. */
+  async resolve(dependency: string): Promise<PoolConfig> {
+    const cached = this.cache.get(dependency);
+    if (cached && Date.now() - cached.at < RESOLVE_CACHE_MS) return cached.pool;
+    const rows: { id: string; config: PoolConfig }[] = await this.db.query(
+      `SELECT p.id, p.config FROM pool_dependencies d JOIN pools p ON p.id = d.pool_id WHERE d.dependency = $1`,
+      [dependency],
+    );
+    const pool = rows[0]
+      ? { ...rows[0].config, id: rows[0].id }
+      : DEFAULT_POOL(defaultPoolId(dependency), dependency);
+    this.cache.set(dependency, { pool, at: Date.now() });
+    return pool;
+  }
+
+  private async describeClaims(id: string, dependencies: string[]): Promise<string> {
+    const taken = await this.db
+      .getRepository(PoolDependencyEntity)
+      .createQueryBuilder('d')
+      .where('d.dependency IN (:...dependencies) AND d.pool_id <> :id', { dependencies, id })
+      .getMany();
+    const list = taken.map((t) => `"${t.dependency}" already draws on pool "${t.poolId}"`).join(', ');
+    return list || 'a dependency was claimed by another pool at the same time; retry';
+  }
+}
+
+function toView(row: PoolEntity): PoolView {
+  return {
+    id: row.id,
+    ...row.config,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

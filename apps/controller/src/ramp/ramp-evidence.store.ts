@@ -1,0 +1,89 @@
+// The evidence of one ramp step, summed across the fleet. Heartbeats report counts of their last
+// window; the step's gates need the whole step's sample (a small step may see one call a second,
+// and a sample of minSample calls takes many windows). Each heartbeat adds its window here; the
+// ramp tick reads the sum for the step the breaker is on. Keyed by (breaker, epoch, step, stepSince),
+// so a new step starts from nothing.
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import type { Evidence, RampSample } from '@recloser/core';
+import { ControllerConfig } from '../config/controller-config.js';
+import { REDIS_CLIENT } from '../redis/redis.constants.js';
+import { combineWindowPercentiles, type WindowPercentile } from './window-percentile.js';
+
+export interface StepKey {
+  breakerId: string;
+  epoch: number;
+  step: number;
+  stepSince: number;
+}
+
+// a step's evidence outlives any dwell an operator would configure, then Redis drops it
+const KEEP_MS = 30 * 60_000;
+// percentile entries kept per step and figure: the newest windows matter most
+const MAX_WINDOWS = 2000;
+
+@Injectable()
+export class RampEvidenceStore {
+  private readonly prefix: string;
+
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    config: ControllerConfig,
+  ) {
+    this.prefix = `${config.redisPrefix}:ramp:`;
+  }
+
+  private key(k: StepKey): string {
+    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.stepSince}`;
+  }
+
+  /** Adds one heartbeat window of an instance's evidence to the step's sample. */
+  async add(k: StepKey, e: Evidence): Promise<void> {
+    if (!(e.attempts > 0)) return;
+    const key = this.key(k);
+    const m = this.redis.multi();
+    m.hincrby(key, 'attempts', Math.round(e.attempts));
+    m.hincrby(key, 'successes', Math.round(e.successes));
+    m.hincrby(key, 'rateLimited', Math.round(e.byClass?.rate_limited ?? 0));
+    m.pexpire(key, KEEP_MS);
+    const windows: [string, number | null][] = [
+      ['latency', e.latencyP95Ms],
+      ['ttft', e.ttftP95Ms],
+      ['queueAge', e.queueAgeMs],
+    ];
+    for (const [figure, value] of windows) {
+      if (value === null || value === undefined || !Number.isFinite(value)) continue;
+      const list = `${key}:${figure}`;
+      m.rpush(list, `${value}:${Math.round(e.attempts)}`);
+      m.ltrim(list, -MAX_WINDOWS, -1);
+      m.pexpire(list, KEEP_MS);
+    }
+    await m.exec();
+  }
+
+  /** The step's sample so far. */
+  async sample(k: StepKey): Promise<RampSample> {
+    const key = this.key(k);
+    const [counts, latency, ttft, queueAge] = await Promise.all([
+      this.redis.hgetall(key),
+      this.redis.lrange(`${key}:latency`, 0, -1),
+      this.redis.lrange(`${key}:ttft`, 0, -1),
+      this.redis.lrange(`${key}:queueAge`, 0, -1),
+    ]);
+    return {
+      attempts: Number(counts.attempts ?? 0),
+      successes: Number(counts.successes ?? 0),
+      rateLimited: Number(counts.rateLimited ?? 0),
+      latencyP95Ms: combineWindowPercentiles(parse(latency)),
+      ttftP95Ms: combineWindowPercentiles(parse(ttft)),
+      queueAgeMs: combineWindowPercentiles(parse(queueAge)),
+    };
+  }
+}
+
+function parse(entries: string[]): WindowPercentile[] {
+  return entries.map((s) => {
+    const [value, weight] = s.split(':');
+    return { value: Number(value), weight: Number(weight) };
+  });
+}
