@@ -1,0 +1,99 @@
+// What one strategy's run did, second by second: every attempt that reached the provider (first
+// tries, retries, half-open calls and probes), what came back, and every breaker transition.
+import type { GlobalState, Outcome } from '@recloser/core';
+
+export type AttemptKind = 'first' | 'retry' | 'probe';
+
+export interface Transition {
+  at: number;
+  /** instance id, or 'global' for the controller's breaker */
+  who: string;
+  from: string;
+  to: string;
+}
+
+class Series {
+  readonly values: number[] = [];
+  add(second: number, n = 1): void {
+    while (this.values.length <= second) this.values.push(0);
+    this.values[second]! += n;
+  }
+  max(second: number, n: number): void {
+    while (this.values.length <= second) this.values.push(0);
+    if (n > this.values[second]!) this.values[second] = n;
+  }
+  at(second: number): number {
+    return this.values[second] ?? 0;
+  }
+}
+
+export class Recorder {
+  readonly attempts = new Series();
+  readonly retries = new Series();
+  readonly probes = new Series();
+  readonly successes = new Series();
+  readonly failures = new Series();
+  readonly admittedByClass = new Map<string, Series>();
+  readonly openInstances = new Series();
+  readonly queueDepthByRegion = new Map<string, Series>();
+  readonly globalStateBySecond: (GlobalState | null)[] = [];
+  readonly transitions: Transition[] = [];
+  readonly probeLatencies: number[] = [];
+  /** allowance-or-budget overruns the strategy itself noticed (must stay 0 for recloser) */
+  readonly budgetViolations: string[] = [];
+  firstSuccessAfter: number | null = null;
+  shedWork = 0;
+  failedWork = 0;
+  private watchFrom = Number.POSITIVE_INFINITY;
+
+  /** The first success at or after `t` is remembered (the recovery wave starts there). */
+  watchFirstSuccessFrom(t: number): void {
+    this.watchFrom = t;
+  }
+
+  attempt(at: number, kind: AttemptKind, trafficClass: string): void {
+    const s = Math.floor(at / 1000);
+    this.attempts.add(s);
+    if (kind === 'retry') this.retries.add(s);
+    if (kind === 'probe') this.probes.add(s);
+    let series = this.admittedByClass.get(trafficClass);
+    if (!series) {
+      series = new Series();
+      this.admittedByClass.set(trafficClass, series);
+    }
+    series.add(s);
+  }
+
+  result(at: number, kind: AttemptKind, outcome: Outcome, latencyMs: number): void {
+    const s = Math.floor(at / 1000);
+    if (outcome === 'success') {
+      this.successes.add(s);
+      if (this.firstSuccessAfter === null && at >= this.watchFrom) this.firstSuccessAfter = at;
+    } else this.failures.add(s);
+    if (kind === 'probe') this.probeLatencies.push(latencyMs);
+  }
+
+  transition(t: Transition): void {
+    this.transitions.push(t);
+  }
+
+  sampleSecond(
+    at: number,
+    openInstances: number,
+    globalState: GlobalState | null,
+    queues: Record<string, number>,
+  ): void {
+    const s = Math.floor(at / 1000);
+    this.openInstances.max(s, openInstances);
+    while (this.globalStateBySecond.length <= s) this.globalStateBySecond.push(null);
+    this.globalStateBySecond[s] = globalState;
+    for (const [region, depth] of Object.entries(queues)) {
+      let series = this.queueDepthByRegion.get(region);
+      if (!series) {
+        series = new Series();
+        this.queueDepthByRegion.set(region, series);
+      }
+      series.max(s, depth);
+    }
+  }
+}

@@ -1,0 +1,151 @@
+// The figures of a strategy's run, and exactly what each one means.
+//
+// - peakAttemptsPerSec: the recovery wave's peak. Attempts (first tries, retries, half-open calls
+//   and probes, across all instances) per 1-s bucket, from the end of the outage until WAVE_MS after
+//   the provider first answers a call successfully again: the moment a fleet sees the provider back
+//   and acts on it. Without an outage it is the peak of the whole run.
+// - timeToRecoveredMs: from the end of the outage to the start of the first STABLE_MS window in
+//   which no breaker opened (local or global) and accepted work averaged at least RECOVERED_SHARE of
+//   what the provider can sustainably serve this fleet (min(demand, capacity)). null = never.
+// - retripsAfterRecovery: breakers that were admitting traffic again after the outage and opened
+//   anew: local closed -> open transitions, and the controller's ramping/closed -> open.
+// - falseGlobalOpens: global opens while the provider was fully healthy (no outage, full capacity).
+import type { GlobalState } from '@recloser/core';
+import type { Recorder } from './Recorder.js';
+
+export const WAVE_MS = 5_000;
+export const STABLE_MS = 30_000;
+export const RECOVERED_SHARE = 0.8;
+
+export interface SeriesPoint {
+  t: number;
+  attempts: number;
+  retries: number;
+  probes: number;
+  accepted: number;
+  failed: number;
+  admittedByClass: Record<string, number>;
+  openInstances: number;
+  globalState: GlobalState | null;
+  queueDepth: number;
+}
+
+export interface StrategyFigures {
+  peakAttemptsPerSec: number;
+  acceptedWork: number;
+  failedAttempts: number;
+  retryVolume: number;
+  probes: number;
+  probeLatencyP95Ms: number | null;
+  timeToRecoveredMs: number | null;
+  globalOpens: number;
+  falseGlobalOpens: number;
+  retripsAfterRecovery: number;
+  maxQueueDepthByRegion: Record<string, number>;
+  /** work units dropped because the backlog was full, and units that failed every retry */
+  shedWork: number;
+  failedWork: number;
+  /** instances reported isolated (locally open while the group is closed), recloser only */
+  isolatedInstances: string[];
+  /** budget or allowance overruns seen during the run (must be empty for recloser) */
+  budgetViolations: string[];
+  series: SeriesPoint[];
+}
+
+export interface RunFacts {
+  durationMs: number;
+  outageStartMs: number | null;
+  outageEndMs: number | null;
+  recoveredFraction: number;
+  /** requests/s the provider can serve this fleet after the outage, and what the fleet wants */
+  servableAfterPerSec: number;
+  demandPerSec: number;
+  maxQueueDepthByRegion: Record<string, number>;
+  isolatedInstances: string[];
+}
+
+function p95(values: number[]): number | null {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil(0.95 * sorted.length) - 1)]!);
+}
+
+function providerHealthyAt(t: number, f: RunFacts): boolean {
+  if (f.outageStartMs === null || f.outageEndMs === null) return true;
+  if (t < f.outageStartMs) return true;
+  return t >= f.outageEndMs && f.recoveredFraction >= 1;
+}
+
+export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
+  const seconds = Math.ceil(f.durationMs / 1000);
+  const series: SeriesPoint[] = [];
+  for (let s = 0; s < seconds; s++) {
+    const admittedByClass: Record<string, number> = {};
+    for (const [cls, values] of rec.admittedByClass) admittedByClass[cls] = values.at(s);
+    let queueDepth = 0;
+    for (const values of rec.queueDepthByRegion.values()) queueDepth += values.at(s);
+    series.push({
+      t: s,
+      attempts: rec.attempts.at(s),
+      retries: rec.retries.at(s),
+      probes: rec.probes.at(s),
+      accepted: rec.successes.at(s),
+      failed: rec.failures.at(s),
+      admittedByClass,
+      openInstances: rec.openInstances.at(s),
+      globalState: rec.globalStateBySecond[s] ?? null,
+      queueDepth,
+    });
+  }
+  const sum = (pick: (p: SeriesPoint) => number): number => series.reduce((acc, p) => acc + pick(p), 0);
+
+  const waveFrom = f.outageEndMs ?? 0;
+  const waveTo = f.outageEndMs === null ? f.durationMs : (rec.firstSuccessAfter ?? f.durationMs) + WAVE_MS;
+  let peak = 0;
+  for (let s = Math.floor(waveFrom / 1000); s <= Math.min(seconds - 1, Math.floor(waveTo / 1000)); s++) {
+    peak = Math.max(peak, rec.attempts.at(s));
+  }
+
+  const opens = rec.transitions.filter((t) => t.to === 'open');
+  const globalOpens = opens.filter((t) => t.who === 'global');
+  const after = f.outageEndMs ?? Number.POSITIVE_INFINITY;
+  const retrips = opens.filter((t) => t.at >= after && (t.from === 'closed' || t.from === 'ramping')).length;
+
+  let timeToRecoveredMs: number | null = null;
+  if (f.outageEndMs !== null) {
+    const sustainable = Math.min(f.demandPerSec, f.servableAfterPerSec) * RECOVERED_SHARE;
+    const window = STABLE_MS / 1000;
+    const openSeconds = new Set(opens.map((t) => Math.floor(t.at / 1000)));
+    for (let s = Math.ceil(f.outageEndMs / 1000); s + window <= seconds; s++) {
+      let accepted = 0;
+      let quiet = true;
+      for (let k = s; k < s + window; k++) {
+        accepted += rec.successes.at(k);
+        if (openSeconds.has(k)) quiet = false;
+      }
+      if (quiet && accepted / window >= sustainable) {
+        timeToRecoveredMs = s * 1000 - f.outageEndMs;
+        break;
+      }
+    }
+  }
+
+  return {
+    peakAttemptsPerSec: peak,
+    acceptedWork: sum((p) => p.accepted),
+    failedAttempts: sum((p) => p.failed),
+    retryVolume: sum((p) => p.retries),
+    probes: sum((p) => p.probes),
+    probeLatencyP95Ms: p95(rec.probeLatencies),
+    timeToRecoveredMs,
+    globalOpens: globalOpens.length,
+    falseGlobalOpens: globalOpens.filter((t) => providerHealthyAt(t.at, f)).length,
+    retripsAfterRecovery: retrips,
+    maxQueueDepthByRegion: f.maxQueueDepthByRegion,
+    shedWork: rec.shedWork,
+    failedWork: rec.failedWork,
+    isolatedInstances: f.isolatedInstances,
+    budgetViolations: rec.budgetViolations,
+    series,
+  };
+}

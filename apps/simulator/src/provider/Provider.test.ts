@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { Simulation } from '../engine/Simulation.js';
+import { Provider, type ProviderAnswer, type ProviderOptions } from './Provider.js';
+
+const options: ProviderOptions = {
+  ratePerSec: 10,
+  concurrency: 2,
+  maxQueue: 3,
+  queueTimeoutMs: 2000,
+  rateLimitFactor: 100,
+  outageLatencyMs: 30,
+  pools: 'global',
+};
+
+async function burst(n: number, setup?: (p: Provider) => void): Promise<ProviderAnswer[]> {
+  const sim = new Simulation(1);
+  const provider = new Provider(sim, options);
+  setup?.(provider);
+  const answers: ProviderAnswer[] = [];
+  for (let i = 0; i < n; i++) provider.call('eu', (a) => answers.push(a));
+  await sim.run(60_000);
+  return answers;
+}
+
+describe('Provider', () => {
+  it('serves up to its concurrency at once, queues the next and answers 503 beyond the queue', async () => {
+    const answers = await burst(7);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 503)).toHaveLength(2);
+  });
+
+  it('makes queued calls wait: latency grows with the queue', async () => {
+    const answers = (await burst(5)).filter((a) => a.status === 200).map((a) => a.latencyMs);
+    expect(Math.max(...answers)).toBeGreaterThan(Math.min(...answers));
+  });
+
+  it('answers every call 503 during an outage', async () => {
+    const answers = await burst(4, (p) => p.setOutage(true));
+    expect(answers.map((a) => a.status)).toEqual([503, 503, 503, 503]);
+  });
+
+  it('answers 429 with Retry-After beyond its rate limit', async () => {
+    const sim = new Simulation(1);
+    const provider = new Provider(sim, { ...options, rateLimitFactor: 0.2, maxQueue: 100 });
+    const answers: ProviderAnswer[] = [];
+    for (let i = 0; i < 4; i++) provider.call('eu', (a) => answers.push(a));
+    await sim.run(60_000);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(2);
+    expect(limited[0]!.retryAfterMs).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('serves fewer at once when it comes back at a fraction of its capacity', async () => {
+    const answers = await burst(20, (p) => p.setCapacityFraction(0.5));
+    // 1 slot and a queue of 2 (half of each)
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
+  });
+
+  it('records the deepest queue per region', async () => {
+    const sim = new Simulation(1);
+    const provider = new Provider(sim, options);
+    for (let i = 0; i < 4; i++) provider.call('eu', () => undefined);
+    provider.call('us', () => undefined);
+    await sim.run(60_000);
+    expect(provider.maxQueueDepthByRegion()).toEqual({ eu: 2, us: 1 });
+  });
+});

@@ -1,0 +1,62 @@
+// The side-by-side table: one column per strategy, one row per figure.
+import type { StrategyFigures } from '../metrics/Summary.js';
+
+export interface StrategyColumn {
+  name: string;
+  figures: StrategyFigures | null;
+  /** why the strategy did not run (a missing capability) */
+  needs?: string;
+}
+
+const ROWS: [string, (f: StrategyFigures) => string][] = [
+  ['peak attempts/s during recovery', (f) => String(f.peakAttemptsPerSec)],
+  ['accepted work (calls)', (f) => String(f.acceptedWork)],
+  ['failed attempts', (f) => String(f.failedAttempts)],
+  ['retry volume', (f) => String(f.retryVolume)],
+  ['probes (half-open calls)', (f) => String(f.probes)],
+  ['probe latency p95', (f) => (f.probeLatencyP95Ms === null ? '-' : `${f.probeLatencyP95Ms} ms`)],
+  [
+    'time until recovered',
+    (f) => (f.timeToRecoveredMs === null ? 'never' : `${(f.timeToRecoveredMs / 1000).toFixed(0)} s`),
+  ],
+  ['global opens', (f) => String(f.globalOpens)],
+  ['false global opens', (f) => String(f.falseGlobalOpens)],
+  ['re-trips after recovery', (f) => String(f.retripsAfterRecovery)],
+  [
+    'max queue depth per region',
+    (f) =>
+      Object.entries(f.maxQueueDepthByRegion)
+        .map(([r, d]) => `${r} ${d}`)
+        .join(', ') || '0',
+  ],
+  ['work shed / failed every retry', (f) => `${f.shedWork} / ${f.failedWork}`],
+  [
+    'isolated instances reported',
+    (f) => (f.isolatedInstances.length === 0 ? '-' : f.isolatedInstances.join(', ')),
+  ],
+];
+
+function cell(c: StrategyColumn, pick: (f: StrategyFigures) => string): string {
+  if (c.figures) return pick(c.figures);
+  return 'n/a';
+}
+
+/** A plain-text table for the terminal. */
+export function textTable(title: string, columns: StrategyColumn[]): string {
+  const header = ['', ...columns.map((c) => c.name)];
+  const body = ROWS.map(([label, pick]) => [label, ...columns.map((c) => cell(c, pick))]);
+  const widths = header.map((_, i) => Math.max(...[header, ...body].map((r) => r[i]!.length)));
+  const line = (r: string[]): string =>
+    r.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
+  const notes = columns.filter((c) => c.needs).map((c) => `  ${c.name}: needs ${c.needs}`);
+  return [title, line(header), ...body.map(line), ...notes].join('\n');
+}
+
+/** The same table in Markdown, for docs/scenarios/README.md. */
+export function markdownTable(columns: StrategyColumn[]): string {
+  const header = `| | ${columns.map((c) => `\`${c.name}\``).join(' | ')} |`;
+  const rule = `|---|${columns.map(() => '---:').join('|')}|`;
+  const body = ROWS.map(([label, pick]) => `| ${label} | ${columns.map((c) => cell(c, pick)).join(' | ')} |`);
+  const notes = columns.filter((c) => c.needs).map((c) => `\n\`${c.name}\`: needs ${c.needs}.`);
+  return [header, rule, ...body].join('\n') + notes.join('');
+}

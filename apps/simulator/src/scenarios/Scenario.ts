@@ -1,0 +1,48 @@
+// A scenario states its parameters; the runner builds the same fleet and provider for every
+// strategy from them, with the same seed, so the columns of a table differ only by strategy.
+import type { ProviderOptions } from '../provider/Provider.js';
+import type { WorkloadOptions } from '../workload/Worker.js';
+
+export interface OutageSpec {
+  startMs: number;
+  durationMs: number;
+  /** capacity the provider comes back with, 1 = full */
+  recoveredFraction: number;
+}
+
+export interface ScenarioParams {
+  instances: number;
+  regions: string[];
+  durationMs: number;
+  outage: OutageSpec | null;
+  /** instances whose host is broken: every call fails inside the instance */
+  brokenHosts: number;
+  provider: ProviderOptions;
+  workload: WorkloadOptions;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  /** what must hold for recloser (SCENARIOS.md) */
+  mustHold: string;
+  /** set when a capability the scenario needs is not built yet: it is listed, never faked */
+  needs?: string;
+  params: ScenarioParams;
+  /** S7 runs the same scenario at several fleet sizes */
+  fleetSizes?: number[];
+}
+
+/** The provider serves this many requests/s per instance of demand at full health (headroom). */
+export const HEADROOM = 1.2;
+
+/** A provider sized to a fleet: capacity for its steady demand with 20 % headroom. */
+export function providerFor(instances: number, demandPerSec: number, base: ProviderOptions): ProviderOptions {
+  const ratePerSec = Math.max(10, Math.round(instances * demandPerSec * HEADROOM));
+  return {
+    ...base,
+    ratePerSec,
+    concurrency: Math.max(2, Math.round(ratePerSec * 0.2)),
+    maxQueue: Math.max(4, Math.round(ratePerSec * 0.5)),
+  };
+}

@@ -1,0 +1,79 @@
+// Runs one scenario for one strategy: the same fleet, provider, workload and seed for every strategy.
+import { Simulation } from '../engine/Simulation.js';
+import { Recorder } from '../metrics/Recorder.js';
+import { summarise, type StrategyFigures } from '../metrics/Summary.js';
+import { Provider } from '../provider/Provider.js';
+import type { InstanceSpec, Strategy } from '../strategies/Strategy.js';
+import { Worker } from '../workload/Worker.js';
+import type { ScenarioParams } from './Scenario.js';
+
+export function instanceSpecs(params: ScenarioParams): InstanceSpec[] {
+  const width = String(params.instances).length;
+  return Array.from({ length: params.instances }, (_, i) => ({
+    id: `i-${String(i + 1).padStart(width, '0')}`,
+    region: params.regions[i % params.regions.length]!,
+  }));
+}
+
+export async function runStrategy(
+  params: ScenarioParams,
+  strategy: Strategy,
+  seed: number,
+  onProgress?: (fraction: number) => void,
+): Promise<StrategyFigures> {
+  const sim = new Simulation(seed);
+  const provider = new Provider(sim, params.provider);
+  const recorder = new Recorder();
+  const instances = instanceSpecs(params);
+  const fleet = strategy.build({
+    sim,
+    provider,
+    recorder,
+    instances,
+    workload: params.workload,
+    providerRatePerSec: provider.servableRatePerSec(params.regions.length),
+    providerConcurrency:
+      params.provider.concurrency * (params.provider.pools === 'global' ? 1 : params.regions.length),
+  });
+  const workers = instances.map(
+    (inst, i) => new Worker(inst.id, inst.region, sim, provider, fleet.gate(i), recorder, params.workload),
+  );
+  // the broken hosts are spread over the fleet (the middle one for a single host)
+  for (let b = 0; b < params.brokenHosts; b++) {
+    workers[Math.floor(((b + 0.5) * workers.length) / params.brokenHosts)]!.broken = true;
+  }
+  fleet.attach(workers);
+
+  const { outage, durationMs } = params;
+  if (outage) {
+    sim.at(outage.startMs, () => provider.setOutage(true));
+    sim.at(outage.startMs + outage.durationMs, () => {
+      provider.setOutage(false);
+      provider.setCapacityFraction(outage.recoveredFraction);
+    });
+    recorder.watchFirstSuccessFrom(outage.startMs + outage.durationMs);
+  }
+  sim.every(1000, 999, durationMs, () => {
+    let open = 0;
+    for (let i = 0; i < workers.length; i++) if (fleet.gate(i).isOpen()) open += 1;
+    recorder.sampleSecond(sim.now(), open, fleet.globalState(), provider.takeMaxQueueDepths());
+  });
+  for (const w of workers) w.start(durationMs);
+  fleet.start(durationMs);
+  await sim.run(durationMs, onProgress);
+
+  const demandPerSec = params.instances * params.workload.demandPerSec;
+  return summarise(recorder, {
+    durationMs,
+    outageStartMs: outage ? outage.startMs : null,
+    outageEndMs: outage ? outage.startMs + outage.durationMs : null,
+    recoveredFraction: outage ? outage.recoveredFraction : 1,
+    servableAfterPerSec:
+      params.provider.ratePerSec *
+      (outage ? outage.recoveredFraction : 1) *
+      (params.provider.pools === 'global' ? 1 : params.regions.length),
+    demandPerSec,
+    maxQueueDepthByRegion: provider.maxQueueDepthByRegion(),
+    isolatedInstances: fleet.isolated?.() ?? [],
+  });
+}

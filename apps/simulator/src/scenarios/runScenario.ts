@@ -1,0 +1,92 @@
+// Runs a scenario for every strategy (and, for S7, every fleet size) and gathers what the CLI
+// prints and writes.
+import type { StrategyFigures } from '../metrics/Summary.js';
+import type { StrategyColumn } from '../report/table.js';
+import { STRATEGIES } from '../strategies/index.js';
+import type { Strategy } from '../strategies/Strategy.js';
+import { runStrategy } from './run.js';
+import type { Scenario, ScenarioParams } from './Scenario.js';
+import { s7Params } from './S7.js';
+
+export interface SizeResult {
+  instances: number;
+  params: ScenarioParams;
+  columns: StrategyColumn[];
+}
+
+export interface ScenarioResult {
+  scenario: Scenario;
+  seed: number;
+  sizes: SizeResult[];
+}
+
+export interface RunOptions {
+  seed: number;
+  instances?: number;
+  strategies?: Strategy[];
+  onProgress?: (label: string, fraction: number) => void;
+}
+
+export function paramsFor(scenario: Scenario, instances: number | undefined): ScenarioParams[] {
+  if (scenario.id === 'S7') {
+    const sizes =
+      instances !== undefined ? [instances] : (scenario.fleetSizes ?? [scenario.params.instances]);
+    return sizes.map((n) => s7Params(n));
+  }
+  if (instances === undefined) return [scenario.params];
+  const scale = instances / scenario.params.instances;
+  const p = scenario.params.provider;
+  // the provider keeps its headroom over the fleet's demand when the fleet is resized
+  return [
+    {
+      ...scenario.params,
+      instances,
+      provider: {
+        ...p,
+        ratePerSec: Math.max(10, Math.round(p.ratePerSec * scale)),
+        concurrency: Math.max(2, Math.round(p.concurrency * scale)),
+        maxQueue: Math.max(4, Math.round(p.maxQueue * scale)),
+      },
+    },
+  ];
+}
+
+export async function runScenario(scenario: Scenario, opts: RunOptions): Promise<ScenarioResult> {
+  const strategies = opts.strategies ?? STRATEGIES;
+  const sizes: SizeResult[] = [];
+  for (const params of paramsFor(scenario, opts.instances)) {
+    const columns: StrategyColumn[] = [];
+    for (const strategy of strategies) {
+      if (strategy.needs) {
+        columns.push({ name: strategy.name, figures: null, needs: strategy.needs });
+        continue;
+      }
+      const label = `${scenario.id} ${strategy.name} @${params.instances}`;
+      const figures: StrategyFigures = await runStrategy(params, strategy, opts.seed, (f) =>
+        opts.onProgress?.(label, f),
+      );
+      columns.push({ name: strategy.name, figures });
+    }
+    sizes.push({ instances: params.instances, params, columns });
+  }
+  return { scenario, seed: opts.seed, sizes };
+}
+
+/** The JSON the CLI writes: the largest fleet size at the top level, every size under `bySize`. */
+export function resultJson(result: ScenarioResult): unknown {
+  const sizeJson = (s: SizeResult): unknown => ({
+    params: s.params,
+    strategies: Object.fromEntries(s.columns.map((c) => [c.name, c.figures ?? { needs: c.needs }])),
+  });
+  const last = result.sizes[result.sizes.length - 1]!;
+  const top = sizeJson(last) as Record<string, unknown>;
+  return {
+    scenario: result.scenario.id,
+    title: result.scenario.title,
+    seed: result.seed,
+    ...top,
+    ...(result.sizes.length > 1
+      ? { bySize: result.sizes.map((s) => ({ instances: s.instances, ...(sizeJson(s) as object) })) }
+      : {}),
+  };
+}

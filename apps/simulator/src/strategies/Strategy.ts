@@ -1,0 +1,44 @@
+// A strategy is what every instance of a fleet runs in front of the provider. The scenario builds
+// the fleet, the provider and the workload; the strategy supplies the gates and anything that
+// coordinates them (for recloser, the SDK instances and an in-memory controller).
+import type { GlobalState } from '@recloser/core';
+import type { Simulation } from '../engine/Simulation.js';
+import type { Recorder } from '../metrics/Recorder.js';
+import type { Provider } from '../provider/Provider.js';
+import type { CallGate } from '../workload/CallGate.js';
+import type { Worker, WorkloadOptions } from '../workload/Worker.js';
+
+export interface InstanceSpec {
+  id: string;
+  region: string;
+}
+
+export interface StrategyContext {
+  sim: Simulation;
+  provider: Provider;
+  recorder: Recorder;
+  instances: InstanceSpec[];
+  workload: WorkloadOptions;
+  /** requests/s the provider serves at full health, summed over its pools (sizes recloser's pool) */
+  providerRatePerSec: number;
+  providerConcurrency: number;
+}
+
+export interface Fleet {
+  gate(index: number): CallGate;
+  /** called once the workers exist, before the run */
+  attach(workers: Worker[]): void;
+  /** schedules the strategy's own periodic work (tickers, controller jobs) until untilMs */
+  start(untilMs: number): void;
+  /** the controller's view, null for strategies without one */
+  globalState(): GlobalState | null;
+  /** instances the controller reported isolated (open while the group is closed) during the run */
+  isolated?(): string[];
+}
+
+export interface Strategy {
+  name: string;
+  /** what is missing before this strategy can run; absent when it runs */
+  needs?: string;
+  build(ctx: StrategyContext): Fleet;
+}

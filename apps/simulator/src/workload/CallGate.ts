@@ -1,0 +1,17 @@
+// What stands between an instance's work and the provider: a strategy's breaker, seen from the
+// workload. The workload asks before every call and reports every result.
+import type { Outcome } from '@recloser/core';
+
+/** 'call': an ordinary admitted call; 'probe': a half-open trial call or a controller probe. */
+export type GateKind = 'call' | 'probe';
+
+export interface CallGate {
+  /** May one call go out now? null = blocked. Called on the hot path: no allocation. */
+  acquire(): GateKind | null;
+  /** The result of a call acquire() let out. */
+  complete(kind: GateKind, outcome: Outcome, latencyMs: number, retryAfterMs: number | undefined): void;
+  /** When a blocked gate may admit again (virtual ms); null = only when the strategy nudges the worker. */
+  wakeAt(): number | null;
+  /** instance-local breaker state, for the series and transitions */
+  isOpen(): boolean;
+}
