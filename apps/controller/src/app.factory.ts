@@ -1,0 +1,56 @@
+import 'reflect-metadata';
+import { LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { AppModule } from './app.module.js';
+import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
+import { createValidationPipe } from './common/validation.js';
+import { type ControllerConfig, loadConfig } from './config/controller-config.js';
+import { ensureDatabase } from './database/ensure-database.js';
+import { migrateLocked } from './database/migrate-locked.js';
+import { assertRedisReachable } from './redis/redis-connection.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+const LOG_LEVELS: Record<ControllerConfig['nodeEnv'], LogLevel[]> = {
+  production: ['log', 'warn', 'error', 'fatal'],
+  development: ['log', 'warn', 'error', 'fatal', 'debug'],
+  test: ['warn', 'error', 'fatal'],
+};
+
+/**
+ * Builds the controller, initialised but not listening: checks Postgres (creating the database if
+ * missing) and Redis, migrates under an advisory lock unless RECLOSER_MIGRATE_ON_BOOT=false.
+ * Throws ConfigError / StartupError with a message meant for the operator.
+ */
+export async function createControllerApp(
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<NestFastifyApplication> {
+  const config = loadConfig(env);
+  await ensureDatabase(config.databaseUrl);
+  await assertRedisReachable(config.redisUrl);
+  if (config.migrateOnBoot) await migrateLocked(config.databaseUrl);
+
+  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    logger: LOG_LEVELS[config.nodeEnv],
+    abortOnError: false,
+  });
+  app.useGlobalFilters(new AllExceptionsFilter());
+  app.useGlobalPipes(createValidationPipe());
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Recloser controller')
+      .setDescription('Recovery controller for distributed circuit breakers (API.md)')
+      .setVersion('1')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs-json' });
+
+  await app.init();
+  return app;
+}

@@ -1,0 +1,48 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { httpErrorBody, type HttpErrorBody } from './http-error-body.js';
+
+/** Maps Fastify's own client errors (bad JSON, body too large, wrong content type) to their status. */
+export function fastifyClientError(err: unknown): HttpErrorBody | null {
+  const e = err as { statusCode?: unknown; code?: unknown; message?: unknown };
+  if (typeof e?.code !== 'string' || !e.code.startsWith('FST_')) return null;
+  const status =
+    typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : null;
+  if (status === null) return null;
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return httpErrorBody(413, 'body is larger than the 1 MiB limit');
+  if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/i.test(String(e.message)))
+    return httpErrorBody(400, `body is not valid JSON: ${String(e.message)}`);
+  return httpErrorBody(status, String(e.message));
+}
+
+/** Every error leaves as API.md's JSON; anything unexpected is logged and becomes a plain 500. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger(AllExceptionsFilter.name);
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const body = this.toBody(exception);
+    if (body.statusCode >= 500)
+      this.logger.error(exception instanceof Error ? exception.stack : String(exception));
+    const retryAfter = (exception as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
+    if (typeof retryAfter === 'number') void reply.header('retry-after', String(Math.ceil(retryAfter)));
+    void reply.status(body.statusCode).send(body);
+  }
+
+  private toBody(exception: unknown): HttpErrorBody {
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const response = exception.getResponse();
+      if (typeof response === 'string') return httpErrorBody(status, response);
+      const r = response as Record<string, unknown>;
+      const message = Array.isArray(r.message)
+        ? r.message.join('; ')
+        : String(r.message ?? exception.message);
+      const { statusCode: _s, error: _e, message: _m, ...extra } = r;
+      return httpErrorBody(status, message, extra);
+    }
+    return fastifyClientError(exception) ?? httpErrorBody(500, 'internal error');
+  }
+}

@@ -1,0 +1,84 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { EnvironmentVariables } from './env.dto.js';
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/recloser';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+/** Typed, validated configuration; injected by its class (see ConfigModule). */
+export class ControllerConfig {
+  readonly nodeEnv: 'development' | 'test' | 'production';
+  readonly port: number;
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
+  /** null only in development/test, where the admin API is then closed (every call 401). */
+  readonly adminToken: string | null;
+  readonly migrateOnBoot: boolean;
+  readonly webhookAllowHosts: readonly string[];
+  readonly heartbeatIntervalMs: number;
+  readonly heartbeatTtlMs: number;
+  /** Prefix of every Redis key (BullMQ included); one per database by default, so controllers of different databases never share keys or jobs. */
+  readonly redisPrefix: string;
+
+  constructor(values: Omit<ControllerConfig, 'databaseName'>) {
+    Object.assign(this, values);
+  }
+
+  get databaseName(): string {
+    return databaseNameOf(this.databaseUrl);
+  }
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function databaseNameOf(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+}
+
+/** Reads and validates the environment; throws a ConfigError naming each bad variable and why. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConfig {
+  const raw: Record<string, string> = {};
+  for (const [key, value] of Object.entries(env)) {
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = plainToInstance(EnvironmentVariables, raw);
+  const errors = validateSync(parsed, { stopAtFirstError: true });
+  const problems = errors.flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((m) => `${e.property}: ${m}`),
+  );
+
+  const nodeEnv = parsed.NODE_ENV ?? 'production';
+  const lenient = nodeEnv === 'development' || nodeEnv === 'test';
+  if (!parsed.RECLOSER_ADMIN_TOKEN && !lenient) {
+    problems.push(
+      'RECLOSER_ADMIN_TOKEN: is required outside development and test (set NODE_ENV=development to skip)',
+    );
+  }
+  const intervalMs = parsed.RECLOSER_HEARTBEAT_INTERVAL_MS ?? 1000;
+  const ttlMs = parsed.RECLOSER_HEARTBEAT_TTL_MS ?? 5000;
+  if (problems.length === 0 && ttlMs < intervalMs) {
+    problems.push('RECLOSER_HEARTBEAT_TTL_MS: must be at least RECLOSER_HEARTBEAT_INTERVAL_MS');
+  }
+  if (problems.length > 0) {
+    throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+  }
+
+  const databaseUrl = parsed.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  return new ControllerConfig({
+    nodeEnv,
+    port: parsed.PORT ?? 3000,
+    databaseUrl,
+    redisUrl: parsed.REDIS_URL ?? DEFAULT_REDIS_URL,
+    adminToken: parsed.RECLOSER_ADMIN_TOKEN ?? null,
+    migrateOnBoot: parsed.RECLOSER_MIGRATE_ON_BOOT ?? true,
+    webhookAllowHosts: (parsed.RECLOSER_WEBHOOK_ALLOW_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter((h) => h.length > 0),
+    heartbeatIntervalMs: intervalMs,
+    heartbeatTtlMs: ttlMs,
+    redisPrefix: parsed.RECLOSER_REDIS_PREFIX ?? `recloser:${databaseNameOf(databaseUrl)}`,
+  });
+}

@@ -1,0 +1,71 @@
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(v)) return true;
+  if (['false', '0', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+
+// Decorators register bottom-up: the type check sits nearest the property so it is reported first.
+/** The controller's environment, as API.md's Operations section lists it. Validated once at boot. */
+export class EnvironmentVariables {
+  @IsOptional()
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV?: 'development' | 'test' | 'production';
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @Max(65535)
+  @IsInt({ message: 'PORT must be an integer between 0 and 65535' })
+  PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\/.+\/[^/?]+/, {
+    message: 'DATABASE_URL must look like postgres://user@host:5432/database',
+  })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must look like redis://host:6379' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'RECLOSER_ADMIN_TOKEN must be at least 16 characters' })
+  RECLOSER_ADMIN_TOKEN?: string;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'RECLOSER_MIGRATE_ON_BOOT must be true or false' })
+  RECLOSER_MIGRATE_ON_BOOT?: boolean;
+
+  @IsOptional()
+  @IsString()
+  RECLOSER_WEBHOOK_ALLOW_HOSTS?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(10)
+  @IsInt({ message: 'RECLOSER_HEARTBEAT_INTERVAL_MS must be an integer number of milliseconds' })
+  RECLOSER_HEARTBEAT_INTERVAL_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(10)
+  @IsInt({ message: 'RECLOSER_HEARTBEAT_TTL_MS must be an integer number of milliseconds' })
+  RECLOSER_HEARTBEAT_TTL_MS?: number;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9:_-]+$/, { message: 'RECLOSER_REDIS_PREFIX may hold letters, digits, : _ -' })
+  RECLOSER_REDIS_PREFIX?: string;
+}

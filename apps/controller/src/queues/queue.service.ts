@@ -1,0 +1,44 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { ControllerConfig } from '../config/controller-config.js';
+import { DEFAULT_JOB_OPTIONS, JOB_QUEUE, JobName, QueueName } from './queue.constants.js';
+
+/** Adds jobs to the right queue with the house defaults; owns the BullMQ Queue objects. */
+@Injectable()
+export class QueueService implements OnModuleDestroy {
+  private readonly queues = new Map<QueueName, Queue>();
+
+  constructor(private readonly config: ControllerConfig) {}
+
+  queue(name: QueueName): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        connection: { url: this.config.redisUrl, maxRetriesPerRequest: null },
+        prefix: this.config.redisPrefix,
+        defaultJobOptions: DEFAULT_JOB_OPTIONS,
+      });
+      queue.on('error', () => undefined); // workers and readiness surface Redis trouble
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  /** Enqueue once per jobId: the same id while a job is waiting is a no-op (deduplication). */
+  async add(name: JobName, data: object, jobId?: string): Promise<void> {
+    await this.queue(JOB_QUEUE[name]).add(name, data, jobId ? { jobId } : {});
+  }
+
+  /**
+   * Runs `name` every `everyMs` on exactly one worker across all replicas (a BullMQ job scheduler
+   * keyed by the job name; every replica upserts the same scheduler at boot).
+   */
+  async every(name: JobName, everyMs: number): Promise<void> {
+    await this.queue(JOB_QUEUE[name]).upsertJobScheduler(name, { every: everyMs }, { name, data: {} });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    this.queues.clear();
+  }
+}

@@ -1,0 +1,5 @@
+// Every migration, oldest first. Add new ones at the end (one line each).
+import { Spine1764684000000 } from './1764684000000-Spine.js';
+import { RecoveryPools1764684600000 } from './1764684600000-RecoveryPools.js';
+
+export const migrations = [Spine1764684000000, RecoveryPools1764684600000];
