@@ -15,3 +15,4 @@ export * from './ramp/Gates.js';
 export * from './ramp/Allowance.js';
 export * from './probe/ProbeBudget.js';
 export * from './probe/Designation.js';
+export * from './controller/StepSample.js';

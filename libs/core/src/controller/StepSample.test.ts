@@ -1,0 +1,97 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { emptyEvidence } from '../outcome/Outcome.js';
+import type { Evidence } from '../wire.js';
+import { addEvidenceWindow, combineWindowPercentiles, emptyStepWindows, stepSample } from './StepSample.js';
+
+const window = (
+  attempts: number,
+  successes: number,
+  latencyP95Ms: number | null,
+  rateLimited = 0,
+): Evidence => {
+  const e = emptyEvidence();
+  e.attempts = attempts;
+  e.successes = successes;
+  e.byClass.rate_limited = rateLimited;
+  e.byClass.overload = attempts - successes - rateLimited;
+  e.latencyP95Ms = latencyP95Ms;
+  return e;
+};
+
+describe('combineWindowPercentiles', () => {
+  it('is null without windows that carried attempts', () => {
+    expect(combineWindowPercentiles([])).toBeNull();
+    expect(combineWindowPercentiles([{ value: 100, weight: 0 }])).toBeNull();
+  });
+
+  it('is the value below which windows holding 95 % of the attempts lie', () => {
+    expect(
+      combineWindowPercentiles([
+        { value: 100, weight: 96 },
+        { value: 9000, weight: 4 },
+      ]),
+    ).toBe(100);
+    expect(
+      combineWindowPercentiles([
+        { value: 100, weight: 90 },
+        { value: 9000, weight: 10 },
+      ]),
+    ).toBe(9000);
+  });
+
+  it('ignores non-finite figures', () => {
+    expect(
+      combineWindowPercentiles([
+        { value: Number.NaN, weight: 5 },
+        { value: 7, weight: 1 },
+      ]),
+    ).toBe(7);
+  });
+
+  it('always answers one of the window values, within their range', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({ value: fc.integer({ min: 0, max: 10_000 }), weight: fc.integer({ min: 1, max: 50 }) }),
+          {
+            minLength: 1,
+          },
+        ),
+        (windows) => {
+          const p = combineWindowPercentiles(windows)!;
+          expect(windows.map((w) => w.value)).toContain(p);
+          expect(p).toBeLessThanOrEqual(Math.max(...windows.map((w) => w.value)));
+        },
+      ),
+    );
+  });
+});
+
+describe('step windows', () => {
+  it('sums counts across instances and combines the p95s weighted by attempts', () => {
+    const step = emptyStepWindows();
+    addEvidenceWindow(step, window(10, 9, 200, 1));
+    addEvidenceWindow(step, window(30, 30, 100));
+    addEvidenceWindow(step, window(0, 0, 50_000)); // no attempts: says nothing
+    expect(stepSample(step)).toEqual({
+      attempts: 40,
+      successes: 39,
+      rateLimited: 1,
+      latencyP95Ms: 200,
+      ttftP95Ms: null,
+      queueAgeMs: null,
+    });
+  });
+
+  it('starts empty', () => {
+    expect(stepSample(emptyStepWindows())).toEqual({
+      attempts: 0,
+      successes: 0,
+      rateLimited: 0,
+      latencyP95Ms: null,
+      ttftP95Ms: null,
+      queueAgeMs: null,
+    });
+  });
+});
