@@ -39,6 +39,11 @@ export class ProbeLeaseKeys {
     return `${this.root}holder:${breakerId}:${instanceId}`;
   }
 
+  /** set of instances whose lease expired unused in this epoch (named the same in the Lua SWEEP) */
+  excluded(breakerId: string, epoch: number): string {
+    return `${this.root}excluded:${breakerId}:${epoch}`;
+  }
+
   /** hash of one token: pool, breakerId, instanceId, fencing, expiresAt, epoch */
   token(token: string): string {
     return `${this.root}token:${token}`;

@@ -11,12 +11,34 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 `;
 
 /**
+ * Shared: drop a pool's expired leases. An instance whose lease expired unused is excluded from
+ * designation for the rest of that epoch (set root..'excluded:'..breakerId..':'..epoch), so the
+ * duty moves to another instance. Returns how many leases expired.
+ */
+const SWEEP = `
+local function sweep(leasesKey, root, now)
+  local expired = redis.call('ZRANGEBYSCORE', leasesKey, '-inf', now)
+  for _, tok in ipairs(expired) do
+    local f = redis.call('HMGET', root .. 'token:' .. tok, 'breakerId', 'instanceId', 'epoch')
+    if f[1] then
+      local ex = root .. 'excluded:' .. f[1] .. ':' .. f[3]
+      redis.call('SADD', ex, f[2])
+      redis.call('PEXPIRE', ex, 3600000)
+      redis.call('DEL', root .. 'token:' .. tok)
+    end
+  end
+  if #expired > 0 then redis.call('ZREMRANGEBYSCORE', leasesKey, '-inf', now) end
+  return #expired
+end
+`;
+
+/**
  * Grant (or re-deliver) a probe token.
  * KEYS: 1 leases zset (token -> expiresAt), 2 grants zset (fencing -> grantedAt), 3 fence hash
  *       {next, ceiling}, 4 alive marker, 5 blocked-until, 6 holder (breaker+instance -> token),
  *       7 lease hash of the new token
  * ARGV: 1 concurrency, 2 ratePerSec, 3 leaseTtlMs, 4 token, 5 pool, 6 breakerId, 7 instanceId,
- *       8 epoch, 9 only re-deliver (1: never grant a new token), 10 key prefix of lease hashes
+ *       8 epoch, 9 only re-deliver (1: never grant a new token), 10 the store's key root
  * Returns one of:
  *   {'lost'}                                   the marker is gone: Redis lost its data
  *   {'need_block'}                             the fencing block is used up (or lost)
@@ -25,15 +47,15 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
  *   {'refused', reason, retryAfterMs, now}     reason: learning | concurrency | rate
  *   {'none', now}                              re-deliver only, and nothing is held
  */
-export const GRANT_SCRIPT = `${NOW}
+export const GRANT_SCRIPT = `${NOW}${SWEEP}
 if redis.call('EXISTS', KEYS[4]) == 0 then return {'lost'} end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+sweep(KEYS[1], ARGV[10], now)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - 1000)
 local held = redis.call('GET', KEYS[6])
 if held then
   local exp = redis.call('ZSCORE', KEYS[1], held)
   if exp then
-    local fencing = redis.call('HGET', ARGV[10] .. held, 'fencing')
+    local fencing = redis.call('HGET', ARGV[10] .. 'token:' .. held, 'fencing')
     if fencing then return {'held', held, tonumber(fencing), tonumber(exp), now} end
   end
 end
@@ -62,10 +84,19 @@ redis.call('ZADD', KEYS[1], expiresAt, ARGV[4])
 redis.call('ZADD', KEYS[2], now, tostring(nxt))
 redis.call('HSET', KEYS[7], 'pool', ARGV[5], 'breakerId', ARGV[6], 'instanceId', ARGV[7],
   'fencing', nxt, 'expiresAt', expiresAt, 'epoch', ARGV[8])
-redis.call('PEXPIRE', KEYS[7], ttl)
+-- the token's facts outlive its lease by a minute, so the sweep can tell whose lease expired unused
+redis.call('PEXPIRE', KEYS[7], ttl + 60000)
 redis.call('SET', KEYS[6], ARGV[4], 'PX', ttl)
 redis.call('PEXPIRE', KEYS[2], 2000)
 return {'granted', ARGV[4], nxt, expiresAt, now}
+`;
+
+/**
+ * Drop a pool's expired leases (the lease-expiry job; grants sweep as well).
+ * KEYS: 1 leases zset. ARGV: 1 the store's key root. Returns how many expired.
+ */
+export const SWEEP_SCRIPT = `${NOW}${SWEEP}
+return sweep(KEYS[1], ARGV[1], now)
 `;
 
 /**

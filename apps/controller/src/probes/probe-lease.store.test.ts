@@ -93,6 +93,19 @@ describe('ProbeLeaseStore', () => {
     expect(c.retryAfterMs).toBe(a.now + 1000 - c.now);
   });
 
+  it('sweeps a lease that expired unused and excludes its holder from designation for that epoch', async () => {
+    const budget = { concurrency: 1, ratePerSec: 100, leaseTtlMs: 40 };
+    const got = await store.grant(
+      request('p-sweep', { budget, breakerId: 'b-sweep', instanceId: 'idle', epoch: 3 }),
+    );
+    expect(got.kind).toBe('granted');
+    await new Promise((r) => setTimeout(r, 60));
+    expect(await store.sweep('p-sweep')).toBe(1);
+    expect(await store.sweep('p-sweep')).toBe(0);
+    expect(await store.excluded('b-sweep', 3)).toEqual(['idle']);
+    expect(await store.excluded('b-sweep', 4)).toEqual([]);
+  });
+
   it('answers null for tokens it never issued, whatever their shape', async () => {
     expect(await store.check('not-a-token')).toBeNull();
     expect(await store.check('A'.repeat(32))).toBeNull();

@@ -8,7 +8,13 @@ import type { ProbeBudget } from '@recloser/core';
 import type { FencingBlocks } from '../pools/fencing.repository.js';
 import { LuaScript } from './lua-script.js';
 import { ProbeLeaseKeys } from './probe-lease.keys.js';
-import { ARM_SCRIPT, CHECK_SCRIPT, GRANT_SCRIPT, INSTALL_BLOCK_SCRIPT } from './probe-lease.scripts.js';
+import {
+  ARM_SCRIPT,
+  CHECK_SCRIPT,
+  GRANT_SCRIPT,
+  INSTALL_BLOCK_SCRIPT,
+  SWEEP_SCRIPT,
+} from './probe-lease.scripts.js';
 
 export interface LeaseRequest {
   pool: string;
@@ -56,6 +62,7 @@ const grantScript = new LuaScript(GRANT_SCRIPT);
 const installBlockScript = new LuaScript(INSTALL_BLOCK_SCRIPT);
 const armScript = new LuaScript(ARM_SCRIPT);
 const checkScript = new LuaScript(CHECK_SCRIPT);
+const sweepScript = new LuaScript(SWEEP_SCRIPT);
 
 // tokens are 24 random bytes in base64url: anything else is not ours and is simply unknown
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
@@ -94,6 +101,16 @@ export class ProbeLeaseStore {
     return this.lookup(token, true);
   }
 
+  /** Drops the pool's expired leases; returns how many expired unused. */
+  async sweep(pool: string): Promise<number> {
+    return Number(await sweepScript.run(this.redis, [this.keys.leases(pool)], [this.keys.root]));
+  }
+
+  /** Instances whose lease for this breaker expired unused in this epoch: designate someone else. */
+  async excluded(breakerId: string, epoch: number): Promise<string[]> {
+    return this.redis.smembers(this.keys.excluded(breakerId, epoch));
+  }
+
   private async run(req: LeaseRequest, onlyRedeliver: boolean): Promise<LeaseOutcome> {
     const { pool, budget } = req;
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -119,7 +136,7 @@ export class ProbeLeaseStore {
           req.instanceId,
           req.epoch,
           onlyRedeliver ? 1 : 0,
-          this.keys.token(''),
+          this.keys.root,
         ],
       )) as [string, ...(string | number)[]];
       switch (reply[0]) {

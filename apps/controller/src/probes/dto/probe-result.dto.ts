@@ -1,0 +1,49 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsNumber, IsOptional, Max, Min } from 'class-validator';
+
+export const PROBE_OUTCOMES = [
+  'success',
+  'overload',
+  'network',
+  'rate_limited',
+  'auth',
+  'client_error',
+  'slow',
+] as const;
+export type ProbeOutcome = (typeof PROBE_OUTCOMES)[number];
+
+const DAY_MS = 86_400_000;
+
+export class ProbeResultDto {
+  @ApiProperty({ enum: PROBE_OUTCOMES })
+  @IsIn(PROBE_OUTCOMES, { message: `outcome must be one of ${PROBE_OUTCOMES.join(', ')}` })
+  outcome: ProbeOutcome;
+
+  @ApiProperty({ example: 180 })
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(DAY_MS)
+  latencyMs: number;
+
+  @ApiPropertyOptional({ example: 90 })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(DAY_MS)
+  ttftMs?: number;
+
+  @ApiPropertyOptional({ description: "the provider's Retry-After, when it sent one" })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(DAY_MS)
+  retryAfterMs?: number;
+}
+
+export class ProbeResultAcceptedDto {
+  @ApiProperty({ enum: ['closed', 'open', 'probing', 'ramping'] })
+  state: string;
+
+  @ApiProperty()
+  epoch: number;
+}

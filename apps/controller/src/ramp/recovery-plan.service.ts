@@ -1,0 +1,128 @@
+// The recovery part of an instance's plan: a probe token while the breaker is PROBING (for the
+// instances core `designateProbers` picks, drawn from the same Redis budget as POST /v1/probes/lease),
+// an allowance while it is RAMPING (core `divideAllowances` over the live instances' demand). The
+// heartbeat service calls `planFor` once per breaker of a heartbeat.
+import { Injectable, Logger } from '@nestjs/common';
+import {
+  designateProbers,
+  divideAllowances,
+  type BreakerVerdict,
+  type ClassAllowance,
+  type GlobalState,
+  type ProbeGrant,
+  type TrafficClass,
+} from '@recloser/core';
+import { ControllerConfig } from '../config/controller-config.js';
+import { PoolsService } from '../pools/pools.service.js';
+import { ProbeLeaseStore } from '../probes/probe-lease.store.js';
+import { LiveDemandRepository, type LiveDemand } from './live-demand.repository.js';
+import { RampEvidenceStore } from './ramp-evidence.store.js';
+
+/** The breaker as the heartbeat saw it (after its own transition, if any). */
+export interface PlanBreaker {
+  breakerId: string;
+  dependency: string;
+  state: GlobalState;
+  epoch: number;
+  step: number | null;
+  stepSince: number | null;
+}
+
+export interface RecoveryPlan {
+  probe: ProbeGrant | null;
+  allowance: { validForMs: number; classes: Record<TrafficClass, ClassAllowance> } | null;
+}
+
+const NOTHING: RecoveryPlan = { probe: null, allowance: null };
+
+@Injectable()
+export class RecoveryPlanService {
+  private readonly logger = new Logger(RecoveryPlanService.name);
+
+  constructor(
+    private readonly pools: PoolsService,
+    private readonly leases: ProbeLeaseStore,
+    private readonly liveDemand: LiveDemandRepository,
+    private readonly evidence: RampEvidenceStore,
+    private readonly config: ControllerConfig,
+  ) {}
+
+  async planFor(breaker: PlanBreaker, instanceId: string, verdict: BreakerVerdict): Promise<RecoveryPlan> {
+    if (breaker.state !== 'probing' && breaker.state !== 'ramping') return NOTHING;
+    try {
+      return breaker.state === 'probing'
+        ? { probe: await this.probeFor(breaker, instanceId, verdict), allowance: null }
+        : { probe: null, allowance: await this.allowanceFor(breaker, instanceId, verdict) };
+    } catch (err) {
+      // the plan without recovery figures is still a plan: the instance stays paused and asks again
+      this.logger.warn(`recovery plan for ${breaker.breakerId}/${instanceId}: ${(err as Error).message}`);
+      return NOTHING;
+    }
+  }
+
+  private async probeFor(
+    breaker: PlanBreaker,
+    instanceId: string,
+    verdict: BreakerVerdict,
+  ): Promise<ProbeGrant | null> {
+    const pool = await this.pools.resolve(breaker.dependency);
+    const live = withCurrent(await this.liveDemand.live(breaker.breakerId), instanceId, verdict);
+    const excluded = new Set(await this.leases.excluded(breaker.breakerId, breaker.epoch));
+    const candidates = live.map((l) => ({
+      instanceId: l.instanceId,
+      live: true,
+      demand: totalDemand(l.demand),
+      excluded: excluded.has(l.instanceId),
+    }));
+    const designated = designateProbers(candidates, pool.probe.concurrency, breaker.epoch).includes(
+      instanceId,
+    );
+    const request = {
+      pool: pool.id,
+      budget: pool.probe,
+      breakerId: breaker.breakerId,
+      instanceId,
+      epoch: breaker.epoch,
+    };
+    const got = designated ? await this.leases.grant(request) : await this.leases.held(request);
+    return got.kind === 'granted' || got.kind === 'held'
+      ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }
+      : null;
+  }
+
+  private async allowanceFor(
+    breaker: PlanBreaker,
+    instanceId: string,
+    verdict: BreakerVerdict,
+  ): Promise<RecoveryPlan['allowance']> {
+    if (breaker.step === null) return null;
+    if (breaker.stepSince !== null) {
+      await this.evidence.add(
+        {
+          breakerId: breaker.breakerId,
+          epoch: breaker.epoch,
+          step: breaker.step,
+          stepSince: breaker.stepSince,
+        },
+        verdict.evidence,
+      );
+    }
+    const pool = await this.pools.resolve(breaker.dependency);
+    const live = withCurrent(await this.liveDemand.live(breaker.breakerId), instanceId, verdict);
+    const validForMs = this.config.heartbeatTtlMs;
+    // rotate who is admitted once per validity period, so small steps reach every instance in turn
+    const rotation = Math.floor(Date.now() / validForMs);
+    const shares = divideAllowances(pool, breaker.step, live, rotation);
+    return { validForMs, classes: shares.get(instanceId) ?? {} };
+  }
+}
+
+/** The live set with this heartbeat's own demand, which may be newer than the cached rows. */
+function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
+  const own: LiveDemand = { instanceId, demand: { ...(verdict.demand ?? {}) } };
+  return [...live.filter((l) => l.instanceId !== instanceId), own];
+}
+
+function totalDemand(demand: Record<TrafficClass, number>): number {
+  return Object.values(demand).reduce((s, v) => s + (Number.isFinite(v) && v > 0 ? v : 0), 0);
+}
