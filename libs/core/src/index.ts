@@ -16,3 +16,5 @@ export * from './ramp/Allowance.js';
 export * from './probe/ProbeBudget.js';
 export * from './probe/Designation.js';
 export * from './controller/StepSample.js';
+export * from './global/GlobalBreaker.js';
+export * from './global/GlobalBreaker.js';

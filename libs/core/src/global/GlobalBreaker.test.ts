@@ -1,0 +1,436 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { PoolConfig } from '../pool/PoolConfig.js';
+import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
+import { seededRng } from '../random/Rng.js';
+import type { RampSample } from '../ramp/Gates.js';
+import {
+  applyOperatorAction,
+  ceilingRetryWaitMs,
+  initialGlobalState,
+  OPERATOR_ACTIONS,
+  onProbeResult,
+  onQuorum,
+  onTick,
+  type Decision,
+  type GlobalBreakerState,
+  type OperatorAction,
+} from './GlobalBreaker.js';
+
+const pool: PoolConfig = DEFAULT_POOL('llm', 'llm'); // dwell 10 s, minSample 10, 6 steps, 2 probes, 30 s cooldown
+const DWELL = pool.ramp.dwellMs;
+const rng = () => seededRng(42);
+const reached = { reached: true, open: 6, live: 10, threshold: 5, formedBy: ['a', 'b'] };
+
+const good: RampSample = {
+  attempts: 50,
+  successes: 50,
+  rateLimited: 0,
+  latencyP95Ms: 300,
+  ttftP95Ms: 100,
+  queueAgeMs: 0,
+};
+const degraded: RampSample = { ...good, latencyP95Ms: 5000 };
+const collapsed: RampSample = { ...good, successes: 5 };
+const thin: RampSample = { ...good, attempts: 9, successes: 9 };
+
+function opened(now = 0): GlobalBreakerState {
+  return onQuorum(initialGlobalState(0), reached, now, pool, rng()).next;
+}
+
+/** OPEN → PROBING → RAMPING(0) at `now`. */
+function ramping(now = 100_000): GlobalBreakerState {
+  let s = onTick(opened(now - 60_000), { now: now - 1, rng: rng(), pool }).next;
+  expect(s.state).toBe('probing');
+  s = onProbeResult(s, { outcome: 'success', latencyMs: 200 }, pool, now, rng()).next;
+  s = onProbeResult(s, { outcome: 'success', latencyMs: 200 }, pool, now, rng()).next;
+  expect(s).toMatchObject({ state: 'ramping', step: 0, stepSince: now });
+  return s;
+}
+
+function tick(s: GlobalBreakerState, now: number, sample?: RampSample): Decision {
+  return onTick(s, sample ? { now, rng: rng(), pool, sample } : { now, rng: rng(), pool });
+}
+
+/** Passes steps from `s` until `step` is reached, one dwell (+1 ms) each. */
+function climbTo(s: GlobalBreakerState, step: number): GlobalBreakerState {
+  while (s.step! < step) s = tick(s, s.stepSince! + DWELL + 1, good).next;
+  return s;
+}
+
+describe('CLOSED → OPEN on quorum', () => {
+  it('opens with a new epoch and a jittered base cooldown, recording the quorum figures', () => {
+    const d = onQuorum(initialGlobalState(0), reached, 1000, pool, rng());
+    expect(d.next).toMatchObject({ state: 'open', epoch: 1, since: 1000, failedRecoveries: 0 });
+    const cooldown = d.next.cooldownUntil! - 1000;
+    expect(cooldown).toBeGreaterThanOrEqual(24_000);
+    expect(cooldown).toBeLessThanOrEqual(30_000);
+    expect(d.transitions).toEqual([
+      expect.objectContaining({
+        from: 'closed',
+        to: 'open',
+        epoch: 1,
+        actor: 'quorum',
+        figures: {
+          quorum: { open: 6, live: 10, threshold: 5, formedBy: ['a', 'b'] },
+          cooldownMs: cooldown,
+          failedRecoveries: 0,
+        },
+      }),
+    ]);
+  });
+
+  it('ignores a quorum not reached, and any quorum outside CLOSED', () => {
+    const s = initialGlobalState(0);
+    expect(onQuorum(s, { ...reached, reached: false }, 1, pool, rng())).toEqual({ next: s, transitions: [] });
+    const o = opened();
+    expect(onQuorum(o, reached, 5, pool, rng()).transitions).toEqual([]);
+  });
+});
+
+describe('OPEN → PROBING after the cooldown', () => {
+  it('stays OPEN at T−1 ms and probes at T+1 ms', () => {
+    const s = opened();
+    const T = s.cooldownUntil!;
+    expect(tick(s, T - 1)).toEqual({ next: s, transitions: [] });
+    const d = tick(s, T + 1);
+    expect(d.next).toMatchObject({ state: 'probing', cooldownUntil: null, probesPassed: 0, epoch: 1 });
+    expect(d.transitions[0]).toMatchObject({ from: 'open', to: 'probing', actor: 'cooldown' });
+  });
+});
+
+describe('PROBING', () => {
+  const probing = () => tick(opened(), 40_000).next;
+
+  it('ramps from step 0 once probesToPass probes passed the gates', () => {
+    const one = onProbeResult(probing(), { outcome: 'success', latencyMs: 100 }, pool, 41_000, rng());
+    expect(one.next).toMatchObject({ state: 'probing', probesPassed: 1 });
+    expect(one.transitions[0]!.reason).toBe('probe passed (1 of 2)');
+    const two = onProbeResult(
+      one.next,
+      { outcome: 'success', latencyMs: 100, ttftMs: 50 },
+      pool,
+      42_000,
+      rng(),
+    );
+    expect(two.next).toMatchObject({ state: 'ramping', step: 0, stepSince: 42_000, settled: false });
+    expect(two.transitions[0]).toMatchObject({ from: 'probing', to: 'ramping', step: 0, actor: 'probe' });
+  });
+
+  it('reopens with a longer cooldown and a new epoch when a probe fails', () => {
+    const d = onProbeResult(probing(), { outcome: 'overload', latencyMs: 30_000 }, pool, 41_000, rng());
+    expect(d.next).toMatchObject({ state: 'open', epoch: 2, failedRecoveries: 1 });
+    const cooldown = d.next.cooldownUntil! - 41_000;
+    expect(cooldown).toBeGreaterThanOrEqual(48_000);
+    expect(cooldown).toBeLessThanOrEqual(60_000);
+    const slowSuccess = onProbeResult(
+      probing(),
+      { outcome: 'success', latencyMs: 2001 },
+      pool,
+      41_000,
+      rng(),
+    );
+    expect(slowSuccess.next.state).toBe('open');
+  });
+
+  it('ignores neutral outcomes, stale epochs, and results outside PROBING', () => {
+    const p = probing();
+    expect(onProbeResult(p, { outcome: 'rate_limited', latencyMs: 5 }, pool, 1, rng())).toEqual({
+      next: p,
+      transitions: [],
+    });
+    expect(onProbeResult(p, { outcome: 'overload', latencyMs: 5, epoch: 0 }, pool, 1, rng()).next).toBe(p);
+    const o = opened();
+    expect(onProbeResult(o, { outcome: 'success', latencyMs: 5 }, pool, 1, rng()).next).toBe(o);
+  });
+});
+
+describe('RAMPING', () => {
+  it('steps up on pass only after a full dwell (T−1 ms / T+1 ms), resetting the window', () => {
+    const s = ramping(100_000);
+    expect(tick(s, 100_000 + DWELL - 1, good).next).toBe(s);
+    const d = tick(s, 100_000 + DWELL + 1, good);
+    expect(d.next).toMatchObject({
+      state: 'ramping',
+      step: 1,
+      stepSince: 100_000 + DWELL + 1,
+      lastPassedStep: 0,
+    });
+    expect(d.transitions[0]).toMatchObject({
+      from: 'ramping',
+      to: 'ramping',
+      fromStep: 0,
+      step: 1,
+      actor: 'ramp',
+    });
+    expect(d.transitions[0]!.figures.gates).toMatchObject({ outcome: 'pass', attempts: 50, successRate: 1 });
+  });
+
+  it('waits while the sample is below the minimum, however long the dwell', () => {
+    const s = ramping(0);
+    expect(tick(s, 10 * DWELL, thin).next).toBe(s);
+    expect(tick(s, 10 * DWELL).next).toBe(s);
+  });
+
+  it('holds one dwell on degrade, then steps back and remembers the ceiling', () => {
+    const s = climbTo(ramping(0), 3);
+    const t0 = s.stepSince!;
+    const hold = tick(s, t0 + DWELL + 1, degraded);
+    expect(hold.next).toMatchObject({ step: 3, heldAtStep: 3, stepSince: t0 + DWELL + 1 });
+    expect(hold.transitions[0]!.reason).toMatch(/holding one dwell/);
+    const h = hold.next;
+    expect(tick(h, h.stepSince! + DWELL - 1, degraded).next).toBe(h);
+    const back = tick(h, h.stepSince! + DWELL + 1, degraded);
+    const at = h.stepSince! + DWELL + 1;
+    expect(back.next).toMatchObject({
+      step: 2,
+      heldAtStep: null,
+      ceiling: 3,
+      ceilingRetries: 1,
+      nextStepUpAfter: at + 2 * DWELL,
+      settled: false,
+    });
+    expect(back.transitions[0]!.figures.gates!.failed).toEqual(['latencyP95']);
+  });
+
+  it('a degrade that clears during the hold lets the ramp continue', () => {
+    const s = climbTo(ramping(0), 2);
+    const h = tick(s, s.stepSince! + DWELL + 1, degraded).next;
+    expect(tick(h, h.stepSince! + DWELL + 1, good).next).toMatchObject({
+      step: 3,
+      heldAtStep: null,
+      ceiling: null,
+    });
+  });
+
+  it('settles below the ceiling and retries it only after the longer dwell (T−1 ms / T+1 ms)', () => {
+    let s = climbTo(ramping(0), 3);
+    s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
+    s = tick(s, s.stepSince! + DWELL + 1, degraded).next; // step 2, ceiling 3, retry after 2 dwells
+    const retryAt = s.nextStepUpAfter!;
+    const settle = tick(s, s.stepSince! + DWELL + 1, good);
+    expect(settle.next).toMatchObject({ step: 2, settled: true, ceiling: 3 });
+    expect(settle.transitions[0]!.reason).toMatch(/^settled at step 2/);
+    s = settle.next;
+    const quiet = tick(s, retryAt - 1, good);
+    expect(quiet.next).toMatchObject({ step: 2, settled: true });
+    expect(quiet.transitions).toEqual([]);
+    s = quiet.next;
+    const retry = tick(s, Math.max(retryAt + 1, s.stepSince! + DWELL + 1), good);
+    expect(retry.next).toMatchObject({ step: 3, settled: false, ceiling: 3 });
+    expect(retry.transitions[0]!.reason).toMatch(/retrying step 3/);
+    // the retry degrades: straight back (no hold), and the next retry waits twice as long
+    const at = retry.next.stepSince! + DWELL + 1;
+    const again = tick(retry.next, at, degraded);
+    expect(again.next).toMatchObject({
+      step: 2,
+      ceiling: 3,
+      ceilingRetries: 2,
+      nextStepUpAfter: at + 4 * DWELL,
+    });
+  });
+
+  it('caps the ceiling retry wait', () => {
+    expect(ceilingRetryWaitMs(DWELL, 1)).toBe(2 * DWELL);
+    expect(ceilingRetryWaitMs(DWELL, 5)).toBe(32 * DWELL);
+    expect(ceilingRetryWaitMs(DWELL, 50)).toBe(32 * DWELL);
+  });
+
+  it('lifts the ceiling once the retried step holds', () => {
+    let s = climbTo(ramping(0), 3);
+    s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
+    s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
+    s = tick(s, s.nextStepUpAfter! + 1, good).next;
+    expect(s.step).toBe(3);
+    s = tick(s, s.stepSince! + DWELL + 1, good).next;
+    expect(s).toMatchObject({ step: 4, ceiling: null, ceilingRetries: 0, nextStepUpAfter: null });
+  });
+
+  it('collapse lands at once on the last step that held; a second collapse reopens', () => {
+    const s = climbTo(ramping(0), 3);
+    const d = tick(s, s.stepSince! + 1, collapsed);
+    expect(d.next).toMatchObject({ state: 'ramping', step: 2, ceiling: 3, lastPassedStep: null });
+    expect(d.transitions[0]!.figures.gates!.outcome).toBe('collapse');
+    const again = tick(d.next, d.next.stepSince! + 1, collapsed);
+    expect(again.next).toMatchObject({ state: 'open', failedRecoveries: 1, epoch: s.epoch + 1, step: null });
+  });
+
+  it('collapse at step 0 reopens at once with a longer cooldown', () => {
+    const s = ramping(0);
+    const d = tick(s, 1, collapsed);
+    expect(d.next).toMatchObject({ state: 'open', failedRecoveries: 1, ceiling: null });
+    expect(d.next.cooldownUntil! - 1).toBeGreaterThanOrEqual(48_000);
+    expect(d.transitions[0]).toMatchObject({ from: 'ramping', to: 'open', fromStep: 0, step: null });
+  });
+
+  it('degraded twice at step 0 reopens', () => {
+    let s = ramping(0);
+    s = tick(s, DWELL + 1, degraded).next;
+    expect(s.heldAtStep).toBe(0);
+    const d = tick(s, s.stepSince! + DWELL + 1, degraded);
+    expect(d.next).toMatchObject({ state: 'open', failedRecoveries: 1 });
+  });
+
+  it('closes once the last step held a dwell, and forgets failed recoveries', () => {
+    let s = climbTo(ramping(0), 5);
+    s = { ...s, failedRecoveries: 3 };
+    expect(tick(s, s.stepSince! + DWELL - 1, good).next).toBe(s);
+    const d = tick(s, s.stepSince! + DWELL + 1, good);
+    expect(d.next).toMatchObject({ state: 'closed', failedRecoveries: 0, step: null, cooldownUntil: null });
+    expect(d.transitions[0]).toMatchObject({ from: 'ramping', to: 'closed', fromStep: 5 });
+  });
+});
+
+describe('provider models (the recovery a simulator would see)', () => {
+  /** gates hold while admitted load ≤ capacity; far above it the provider collapses */
+  function run(capacity: number, durationMs: number) {
+    let s = ramping(0);
+    const retryTimes: number[] = [];
+    let opens = 0;
+    for (let now = 1000; now <= durationMs; now += 1000) {
+      const load = s.step === null ? 0 : pool.ramp.steps[s.step]!;
+      const sample = load <= capacity ? good : load <= capacity * 3 ? degraded : collapsed;
+      const d = tick(s, now, s.state === 'ramping' ? sample : undefined);
+      if (d.next.state === 'open' && s.state !== 'open') opens++;
+      if (d.transitions.some((t) => t.reason.startsWith('gates held') && t.reason.includes('retrying'))) {
+        retryTimes.push(now);
+      }
+      s = d.next;
+    }
+    return { s, retryTimes, opens };
+  }
+
+  it('a provider back at 10 % settles at the 10 % step without reopening', () => {
+    const { s, retryTimes, opens } = run(0.1, 60 * 60_000);
+    expect(opens).toBe(0);
+    expect(s).toMatchObject({ state: 'ramping', step: 2, settled: true });
+    // retries of the 25 % step grow apart (no oscillation) up to the cap of 32 dwells
+    const gaps = retryTimes.slice(1).map((t, i) => t - retryTimes[i]!);
+    expect(gaps.length).toBeGreaterThan(3);
+    gaps.slice(1).forEach((g, i) => expect(g).toBeGreaterThanOrEqual(gaps[i]!));
+    expect(gaps.at(-1)!).toBeGreaterThanOrEqual(32 * DWELL);
+  });
+
+  it('a provider back at 100 % closes after the last step', () => {
+    const { s, opens } = run(1, 10 * 60_000);
+    expect(opens).toBe(0);
+    expect(s.state).toBe('closed');
+  });
+});
+
+describe('operator actions', () => {
+  it('force_open holds OPEN past the cooldown until resume_ramp or force_close', () => {
+    const s = climbTo(ramping(0), 2);
+    const d = applyOperatorAction(s, 'force_open', 'provider maintenance', 70_000, pool, rng());
+    expect(d.next).toMatchObject({ state: 'open', operatorHold: true, epoch: s.epoch + 1, step: null });
+    expect(d.transitions[0]).toMatchObject({
+      actor: 'operator',
+      reason: 'force_open: provider maintenance',
+      from: 'ramping',
+      to: 'open',
+    });
+    const held = tick(d.next, d.next.cooldownUntil! + 1);
+    expect(held.next.state).toBe('open');
+    const resumed = applyOperatorAction(d.next, 'resume_ramp', '', 200_000, pool, rng()).next;
+    expect(tick(resumed, 200_001).next.state).toBe('probing');
+  });
+
+  it('force_close closes from any state and forgets failed recoveries', () => {
+    for (const s of [opened(), tick(opened(), 40_000).next, ramping(0)]) {
+      const d = applyOperatorAction({ ...s, failedRecoveries: 2 }, 'force_close', 'ok', 1, pool, rng());
+      expect(d.next).toMatchObject({ state: 'closed', failedRecoveries: 0, cooldownUntil: null, step: null });
+    }
+  });
+
+  it('pause_ramp freezes the steps (collapse still acts); resume_ramp starts a fresh window', () => {
+    const s = ramping(0);
+    const paused = applyOperatorAction(s, 'pause_ramp', 'watching', 5, pool, rng()).next;
+    expect(tick(paused, 5 * DWELL, good).next).toBe(paused);
+    expect(tick(paused, 1, collapsed).next.state).toBe('open');
+    const resumed = applyOperatorAction(paused, 'resume_ramp', '', 5 * DWELL, pool, rng()).next;
+    expect(resumed).toMatchObject({ rampPaused: false, stepSince: 5 * DWELL });
+    expect(tick(resumed, 6 * DWELL - 1, good).next.step).toBe(0);
+    expect(tick(resumed, 6 * DWELL + 1, good).next.step).toBe(1);
+  });
+});
+
+describe('invariants (property)', () => {
+  type Ev =
+    | { kind: 'quorum'; dt: number; reached: boolean }
+    | { kind: 'tick'; dt: number; sample: RampSample | null }
+    | { kind: 'probe'; dt: number; outcome: 'success' | 'overload' | 'rate_limited'; latencyMs: number }
+    | { kind: 'operator'; dt: number; action: OperatorAction };
+  const dt = fc.integer({ min: 0, max: 40_000 });
+  const sample = fc.oneof(
+    fc.constant(null),
+    fc.constantFrom(good, degraded, collapsed, thin),
+    fc
+      .record({ attempts: fc.nat(200), s: fc.nat(200), r: fc.nat(50), lat: fc.nat(4000) })
+      .map(({ attempts, s, r, lat }) => ({
+        attempts,
+        successes: Math.min(s, attempts),
+        rateLimited: Math.min(r, attempts),
+        latencyP95Ms: lat,
+        ttftP95Ms: null,
+        queueAgeMs: null,
+      })),
+  );
+  const ev: fc.Arbitrary<Ev> = fc.oneof(
+    fc.record({ kind: fc.constant('quorum' as const), dt, reached: fc.boolean() }),
+    fc.record({ kind: fc.constant('tick' as const), dt, sample }),
+    fc.record({
+      kind: fc.constant('probe' as const),
+      dt,
+      outcome: fc.constantFrom('success' as const, 'overload' as const, 'rate_limited' as const),
+      latencyMs: fc.nat(3000),
+    }),
+    fc.record({ kind: fc.constant('operator' as const), dt, action: fc.constantFrom(...OPERATOR_ACTIONS) }),
+  );
+
+  function checkState(s: GlobalBreakerState, steps: number) {
+    const r = s.state === 'ramping';
+    expect(s.step !== null).toBe(r);
+    expect(s.stepSince !== null).toBe(r);
+    if (s.step !== null) expect(s.step >= 0 && s.step < steps).toBe(true);
+    expect(s.cooldownUntil !== null).toBe(s.state === 'open');
+    expect(s.ceiling !== null).toBe(s.nextStepUpAfter !== null);
+    if (s.ceiling !== null) expect(r && s.step! <= s.ceiling && s.ceiling < steps).toBe(true);
+    if (s.heldAtStep !== null) expect(s.heldAtStep).toBe(s.step);
+    if (s.settled) expect(r).toBe(true);
+    if (s.operatorHold) expect(s.state).toBe('open');
+    expect(s.failedRecoveries).toBeGreaterThanOrEqual(0);
+  }
+
+  it('property: random samples, probe results and actions never produce an invalid state', () => {
+    fc.assert(
+      fc.property(fc.array(ev, { maxLength: 120 }), fc.nat(), (events, seed) => {
+        const r = seededRng(seed);
+        let now = 0;
+        let s = initialGlobalState(0);
+        for (const e of events) {
+          now += e.dt;
+          let d: Decision;
+          if (e.kind === 'quorum') d = onQuorum(s, { ...reached, reached: e.reached }, now, pool, r);
+          else if (e.kind === 'tick')
+            d = onTick(s, e.sample ? { now, rng: r, pool, sample: e.sample } : { now, rng: r, pool });
+          else if (e.kind === 'probe')
+            d = onProbeResult(s, { outcome: e.outcome, latencyMs: e.latencyMs }, pool, now, r);
+          else d = applyOperatorAction(s, e.action, 'test', now, pool, r);
+          checkState(d.next, pool.ramp.steps.length);
+          expect(d.next.epoch).toBeGreaterThanOrEqual(s.epoch);
+          if (d.next.state === 'open' && s.state !== 'open') expect(d.next.epoch).toBe(s.epoch + 1);
+          if (d.next.state !== s.state || d.next.step !== s.step)
+            expect(d.transitions.length).toBeGreaterThan(0);
+          let prev = s;
+          for (const t of d.transitions) {
+            expect(t.from).toBe(prev.state);
+            expect(t.at).toBe(now);
+            prev = d.next;
+          }
+          if (d.transitions.length > 0) expect(d.transitions.at(-1)!.to).toBe(d.next.state);
+          s = d.next;
+        }
+      }),
+    );
+  });
+});
