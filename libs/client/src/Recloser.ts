@@ -1,0 +1,214 @@
+// One Recloser per worker process: it owns the breakers of every dependency, and its ticker
+// posts ONE heartbeat per tick carrying all of them, so the controller's load follows the number
+// of instances, not the request rate.
+import {
+  mathRng,
+  systemClock,
+  type Clock,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+  type ProbeGrant,
+  type ProbeResultRequest,
+  type Rng,
+} from '@recloser/core';
+import { Breaker, type BreakerHost, type BreakerOptions } from './breaker/Breaker.js';
+import { EventEmitter, type Event } from './common/Event.js';
+import { HttpTransport } from './transport/HttpTransport.js';
+import type { Transport } from './transport/Transport.js';
+
+interface CommonOptions {
+  instanceId: string;
+  group: string;
+  region: string;
+  /** until the controller says otherwise; default 1000 */
+  heartbeatIntervalMs?: number;
+  clock?: Clock;
+  rng?: Rng;
+  /** start the built-in ticker (default true); the simulator passes false and calls tick() itself */
+  autoStart?: boolean;
+}
+
+/** Either the controller's URL and a fleet key (HTTP), or a transport of your own. */
+export type RecloserOptions = CommonOptions &
+  (
+    | { url: string; key: string; transport?: undefined; requestTimeoutMs?: number }
+    | { transport: Transport; url?: string; key?: string }
+  );
+
+export interface ReachabilityEvent {
+  reachable: boolean;
+  error?: unknown;
+}
+
+export interface TickResult {
+  /** the controller answered this round */
+  reachable: boolean;
+  request: HeartbeatRequest;
+  response: HeartbeatResponse | null;
+  error?: unknown;
+}
+
+export function createRecloser(options: RecloserOptions): Recloser {
+  return new Recloser(options);
+}
+
+export class Recloser {
+  readonly instanceId: string;
+  readonly group: string;
+  readonly region: string;
+  readonly clock: Clock;
+  readonly rng: Rng;
+  private readonly transport: Transport;
+  private readonly breakers = new Map<string, Breaker>();
+  private intervalMs: number;
+  private lastTickAt: number;
+  private isUnreachable = false;
+  private round: Promise<TickResult> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private unref = false;
+  private closed = false;
+  private readonly aborter = new AbortController();
+  private readonly pendingPosts = new Set<Promise<void>>();
+  private readonly reachability = new EventEmitter<ReachabilityEvent>();
+  private readonly host: BreakerHost;
+
+  /** fires when the controller stops or starts answering */
+  readonly onFallback: Event<ReachabilityEvent> = this.reachability.event;
+
+  constructor(options: RecloserOptions) {
+    this.instanceId = options.instanceId;
+    this.group = options.group;
+    this.region = options.region;
+    this.clock = options.clock ?? systemClock;
+    this.rng = options.rng ?? mathRng;
+    this.intervalMs = options.heartbeatIntervalMs ?? 1_000;
+    this.lastTickAt = this.clock.now();
+    this.host = {
+      clock: this.clock,
+      rng: this.rng,
+      heartbeatIntervalMs: () => this.intervalMs,
+      unreachable: () => this.isUnreachable,
+      postProbeResult: (grant, body) => this.postProbe(grant, body),
+    };
+    if (options.transport !== undefined) this.transport = options.transport;
+    else {
+      const http = { url: options.url, key: options.key };
+      this.transport = new HttpTransport(
+        options.requestTimeoutMs === undefined ? http : { ...http, timeoutMs: options.requestTimeoutMs },
+      );
+    }
+    if (options.autoStart ?? true) this.start();
+  }
+
+  /** The breaker for a dependency; the same one on every call with the same name. */
+  breaker(dependency: string, options: BreakerOptions = {}): Breaker {
+    let breaker = this.breakers.get(dependency);
+    if (breaker === undefined) {
+      breaker = new Breaker(dependency, options, this.host);
+      this.breakers.set(dependency, breaker);
+    }
+    return breaker;
+  }
+
+  get reachable(): boolean {
+    return !this.isUnreachable;
+  }
+
+  get heartbeatIntervalMs(): number {
+    return this.intervalMs;
+  }
+
+  /**
+   * One round: close every breaker's tick, post one heartbeat with all of them, apply the plans.
+   * Concurrent calls share the round in progress. Never rejects: an unreachable controller puts
+   * the breakers in fallback.
+   */
+  tick(): Promise<TickResult> {
+    if (this.round === null) {
+      this.round = this.runRound().finally(() => {
+        this.round = null;
+      });
+    }
+    return this.round;
+  }
+
+  /** Starts the built-in ticker (the first beat is jittered so a fleet started together spreads out). */
+  start(): void {
+    if (this.timer !== null || this.closed) return;
+    this.schedule(this.rng.next() * this.intervalMs);
+  }
+
+  /**
+   * Lets the process exit while the ticker is running. Risky: a worker that exits this way stops
+   * heartbeating silently and drops out of the controller's view after the TTL.
+   */
+  dangerouslyUnref(): void {
+    this.unref = true;
+    this.timer?.unref?.();
+  }
+
+  /** Waits for probe results still being posted. */
+  async flush(): Promise<void> {
+    await Promise.allSettled([...this.pendingPosts]);
+  }
+
+  /** Stops the ticker, aborts requests in flight, and waits for them to settle. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.aborter.abort();
+    await Promise.allSettled([this.round, ...this.pendingPosts]);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.tick().then(() => this.schedule(this.intervalMs));
+    }, delayMs);
+    if (this.unref) this.timer.unref?.();
+  }
+
+  private async runRound(): Promise<TickResult> {
+    const now = this.clock.now();
+    const elapsed = now - this.lastTickAt;
+    this.lastTickAt = now;
+    const request: HeartbeatRequest = {
+      instanceId: this.instanceId,
+      group: this.group,
+      region: this.region,
+      breakers: [...this.breakers.values()].map((b) => b.closeTick(elapsed)),
+    };
+    const sentAt = this.clock.now();
+    let response: HeartbeatResponse;
+    try {
+      response = await this.transport.heartbeat(request, this.aborter.signal);
+    } catch (error) {
+      this.setReachable(false, error);
+      return { reachable: false, request, response: null, error };
+    }
+    for (const plan of response.breakers) {
+      this.breakers.get(plan.dependency)?.applyPlan(plan, sentAt, response.leaseTtlMs);
+    }
+    if (response.heartbeatIntervalMs > 0) this.intervalMs = response.heartbeatIntervalMs;
+    this.setReachable(true);
+    return { reachable: true, request, response };
+  }
+
+  private setReachable(reachable: boolean, error?: unknown): void {
+    const changed = this.isUnreachable === reachable;
+    this.isUnreachable = !reachable;
+    if (!changed) return;
+    for (const breaker of this.breakers.values()) breaker.refreshState();
+    this.reachability.fire(error === undefined ? { reachable } : { reachable, error });
+  }
+
+  private postProbe(grant: ProbeGrant, body: ProbeResultRequest): Promise<void> {
+    const post = this.transport.probeResult(grant.token, body, this.aborter.signal);
+    this.pendingPosts.add(post);
+    const forget = () => void this.pendingPosts.delete(post);
+    post.then(forget, forget);
+    return post;
+  }
+}

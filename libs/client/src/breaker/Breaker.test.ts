@@ -1,0 +1,369 @@
+import {
+  FakeClock,
+  seededRng,
+  type BreakerPlan,
+  type GlobalState,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+  type ProbeResultRequest,
+} from '@recloser/core';
+import { describe, expect, it } from 'vitest';
+import { isBreakerOpenError, TransportError } from '../errors/Errors.js';
+import { createRecloser } from '../Recloser.js';
+import type { ProbeLeaseRequest, Transport } from '../transport/Transport.js';
+
+/** A faked controller: records heartbeats and probe results, answers with plans the test sets. */
+class FakedController implements Transport {
+  heartbeats: HeartbeatRequest[] = [];
+  probeResults: { token: string; body: ProbeResultRequest }[] = [];
+  down = false;
+  plans = new Map<string, BreakerPlan>();
+  leaseTtlMs = 5_000;
+
+  setPlan(dependency: string, state: GlobalState, extra: Partial<BreakerPlan> = {}): void {
+    this.plans.set(dependency, {
+      dependency,
+      breakerId: `b-${dependency}`,
+      global: {
+        state,
+        epoch: 1,
+        step: state === 'ramping' ? 0 : null,
+        steps: 6,
+        quorum: { open: 0, live: 1, threshold: 2 },
+      },
+      allowance: null,
+      probe: null,
+      fallback: null,
+      ...extra,
+    });
+  }
+
+  async heartbeat(req: HeartbeatRequest): Promise<HeartbeatResponse> {
+    this.heartbeats.push(structuredClone(req));
+    if (this.down) throw new TransportError('faked: controller unreachable', null);
+    return {
+      serverTime: new Date(0).toISOString(),
+      heartbeatIntervalMs: 1_000,
+      leaseTtlMs: this.leaseTtlMs,
+      breakers: req.breakers
+        .map((b) => this.plans.get(b.dependency))
+        .filter((p): p is BreakerPlan => p !== undefined),
+    };
+  }
+
+  async probeResult(token: string, body: ProbeResultRequest): Promise<void> {
+    this.probeResults.push({ token, body });
+  }
+
+  async lease(_req: ProbeLeaseRequest): Promise<never> {
+    throw new TransportError('faked: no leases', 429, 1_000);
+  }
+}
+
+function setup() {
+  const clock = new FakeClock(10_000);
+  const controller = new FakedController();
+  const recloser = createRecloser({
+    instanceId: 'w-1',
+    group: 'orders',
+    region: 'eu-west',
+    clock,
+    rng: seededRng(1),
+    transport: controller,
+    autoStart: false,
+  });
+  const cooldown = { baseMs: 5_000, maxMs: 60_000, multiplier: 2, jitter: 0 };
+  const llm = recloser.breaker('llm', { local: { cooldown } });
+  return { clock, controller, recloser, llm };
+}
+
+const refused = () =>
+  Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+const ok = async () => 'ok';
+
+describe('Breaker with a faked controller: closed group', () => {
+  it('runs calls, and posts one heartbeat per tick carrying every breaker with evidence and demand', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const pay = recloser.breaker('payments');
+    expect(recloser.breaker('llm')).toBe(llm);
+    await expect(llm.execute(ok)).resolves.toBe('ok');
+    await expect(llm.execute(refused)).rejects.toThrow('ECONNREFUSED');
+    expect(pay.allow('small')).toBe(true);
+    pay.record('client_error', { latencyMs: 3, trafficClass: 'small' });
+    clock.advance(2_000);
+    await recloser.tick();
+    expect(controller.heartbeats).toHaveLength(1);
+    const hb = controller.heartbeats[0]!;
+    expect(hb).toMatchObject({ instanceId: 'w-1', group: 'orders', region: 'eu-west' });
+    expect(hb.breakers).toHaveLength(2);
+    expect(hb.breakers[0]).toMatchObject({
+      dependency: 'llm',
+      state: 'closed',
+      evidence: { attempts: 2, successes: 1, byClass: { network: 1, overload: 0 } },
+      demand: { standard: 1 }, // 2 calls over 2 s
+    });
+    expect(hb.breakers[1]).toMatchObject({
+      dependency: 'payments',
+      evidence: { attempts: 1, byClass: { client_error: 1 } },
+      demand: { small: 0.5 },
+    });
+  });
+
+  it('classifies fetch Responses returned by fn: 503 counts as overload, 404 as client_error', async () => {
+    const { controller, recloser, llm } = setup();
+    await llm.execute(async () => new Response('', { status: 503 }));
+    await llm.execute(async () => new Response('', { status: 404 }));
+    await recloser.tick();
+    expect(controller.heartbeats[0]!.breakers[0]!.evidence.byClass).toMatchObject({
+      overload: 1,
+      client_error: 1,
+    });
+  });
+
+  it('does not count a call the caller aborted', async () => {
+    const { controller, recloser, llm } = setup();
+    const aborter = new AbortController();
+    const pending = llm.execute(
+      (signal) =>
+        new Promise<never>((_, reject) => signal!.addEventListener('abort', () => reject(signal!.reason))),
+      { signal: aborter.signal },
+    );
+    aborter.abort();
+    await expect(pending).rejects.toThrow();
+    await expect(llm.execute(ok, { signal: aborter.signal })).rejects.toThrow();
+    await recloser.tick();
+    expect(controller.heartbeats[0]!.breakers[0]!.evidence.attempts).toBe(0);
+  });
+
+  it('opens locally after 3 bad ticks and refuses with BreakerOpenError until the self-probe at T (not T-1 ms)', async () => {
+    const { clock, recloser, llm } = setup();
+    const changes: string[] = [];
+    llm.onStateChange((e) => changes.push(`${e.from}->${e.to}`));
+    for (let t = 0; t < 3; t++) {
+      for (let i = 0; i < 5; i++) await llm.execute(refused).catch(() => undefined);
+      clock.advance(1_000);
+      await recloser.tick();
+    }
+    expect(llm.state).toBe('local_open');
+    const openedAt = clock.now();
+    const err = await llm.execute(ok).catch((e: unknown) => e);
+    expect(isBreakerOpenError(err)).toBe(true);
+    expect(err).toMatchObject({ reason: 'local_open', retryAfterMs: 5_000 });
+    clock.set(openedAt + 4_999);
+    expect(llm.allow()).toBe(false);
+    clock.set(openedAt + 5_000);
+    await expect(llm.execute(ok)).resolves.toBe('ok');
+    expect(llm.state).toBe('closed');
+    expect(changes).toEqual(['closed->local_open', 'local_open->closed']);
+  });
+
+  it('honours a 429 Retry-After: no attempt at T-1 ms, attempts again at T', async () => {
+    const { clock, llm } = setup();
+    await llm.execute(async () => new Response('', { status: 429, headers: { 'retry-after': '2' } }));
+    const at = clock.now();
+    const err = await llm.execute(ok).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'retry_after', retryAfterMs: 2_000 });
+    clock.set(at + 1_999);
+    expect(llm.allow()).toBe(false);
+    clock.set(at + 2_000);
+    expect(llm.allow()).toBe(true);
+  });
+});
+
+describe('Breaker with a faked controller: plans', () => {
+  it('pauses on a plan saying open: zero attempts, even long after the local cooldown', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    controller.setPlan('llm', 'open');
+    await recloser.tick();
+    expect(llm.state).toBe('paused');
+    let calls = 0;
+    for (let i = 0; i < 100; i++) {
+      clock.advance(1_000);
+      await llm.execute(async () => ++calls).catch(() => undefined);
+      await recloser.tick();
+    }
+    expect(calls).toBe(0);
+    const err = await llm.execute(ok).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'paused', retryAfterMs: 1_000 });
+    expect(controller.heartbeats.at(-1)!.breakers[0]!.state).toBe('paused');
+  });
+
+  it('with a probe token, lets exactly the next call through and posts its outcome to the token', async () => {
+    const { controller, recloser, llm } = setup();
+    const probes: unknown[] = [];
+    llm.onProbe((e) => probes.push(e));
+    controller.setPlan('llm', 'probing', { probe: { token: 'tok-1', fencing: 41, validForMs: 5_000 } });
+    await recloser.tick();
+    let calls = 0;
+    const results = await Promise.allSettled([1, 2, 3].map(() => llm.execute(async () => ++calls)));
+    expect(calls).toBe(1);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    await recloser.flush();
+    expect(controller.probeResults).toEqual([{ token: 'tok-1', body: { outcome: 'success', latencyMs: 0 } }]);
+    expect(probes).toEqual([
+      { dependency: 'llm', kind: 'controller', outcome: 'success', fencing: 41, accepted: true },
+    ]);
+    // the same token repeated in the next plan is not used twice
+    await recloser.tick();
+    expect(llm.allow()).toBe(false);
+  });
+
+  it('checks the probe token on the local monotonic clock from the send time: valid at T-1 ms, not at T', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    controller.setPlan('llm', 'probing', { probe: { token: 'tok-a', fencing: 1, validForMs: 5_000 } });
+    const sentAt = clock.now();
+    await recloser.tick();
+    clock.set(sentAt + 5_000);
+    expect(llm.allow()).toBe(false);
+
+    controller.setPlan('llm', 'probing', { probe: { token: 'tok-b', fencing: 2, validForMs: 5_000 } });
+    const sentAgain = clock.now();
+    await recloser.tick();
+    clock.set(sentAgain + 4_999);
+    expect(llm.allow()).toBe(true);
+  });
+
+  it('posts a systemic probe failure with its latency', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    controller.setPlan('llm', 'probing', { probe: { token: 't', fencing: 7, validForMs: 5_000 } });
+    await recloser.tick();
+    await llm
+      .execute(async () => {
+        clock.advance(250);
+        return new Response('', { status: 503 });
+      })
+      .catch(() => undefined);
+    await recloser.flush();
+    expect(controller.probeResults).toEqual([{ token: 't', body: { outcome: 'overload', latencyMs: 250 } }]);
+  });
+
+  it('during a ramp enforces rate, burst and concurrency per class, and refuses classes not yet admitted', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: { standard: { ratePerSec: 2, burst: 2, concurrency: 1 } } },
+    });
+    await recloser.tick();
+    expect(llm.state).toBe('admitted');
+    expect(llm.allow('long_context')).toBe(false);
+    expect(llm.refusal('long_context')).toMatchObject({ reason: 'not_admitted' });
+
+    expect(llm.allow()).toBe(true); // token 1 of 2, concurrency 1 of 1
+    expect(llm.allow()).toBe(false); // concurrency
+    expect(llm.refusal()).toMatchObject({ reason: 'concurrency' });
+    llm.record('success', { latencyMs: 10 });
+    expect(llm.allow()).toBe(true); // token 2 of 2
+    llm.record('success', { latencyMs: 10 });
+    expect(llm.allow()).toBe(false); // out of tokens: one every 500 ms
+    expect(llm.refusal()).toMatchObject({ reason: 'rate', retryAfterMs: 500 });
+    clock.advance(499);
+    expect(llm.allow()).toBe(false);
+    clock.advance(1);
+    expect(llm.allow()).toBe(true);
+    llm.record('success', { latencyMs: 10 });
+
+    // over 10 s of eager callers the class gets at most burst + rate·t calls
+    let admitted = 0;
+    for (let ms = 0; ms < 10_000; ms += 50) {
+      clock.advance(50);
+      while (llm.allow()) {
+        admitted += 1;
+        llm.record('success', { latencyMs: 1 });
+      }
+      if (ms % 1_000 === 0) await recloser.tick(); // the same plan again must not refill the bucket
+    }
+    expect(admitted).toBeLessThanOrEqual(2 + 2 * 10);
+    expect(admitted).toBeGreaterThanOrEqual(19);
+  });
+
+  it('reports demand per class even while refusing, so the controller can size allowances', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    controller.setPlan('llm', 'open');
+    await recloser.tick();
+    for (let i = 0; i < 30; i++) llm.allow('standard');
+    for (let i = 0; i < 3; i++) llm.allow('long_context');
+    clock.advance(1_000);
+    await recloser.tick();
+    expect(controller.heartbeats[1]!.breakers[0]!.demand).toEqual({ standard: 30, long_context: 3 });
+  });
+});
+
+describe('Breaker with a faked controller: fallback', () => {
+  it('enters fallback when the plan expires on the local clock: not at T-1 ms, at T', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const events: unknown[] = [];
+    llm.onFallback((e) => events.push(e));
+    controller.setPlan('llm', 'closed');
+    const sentAt = clock.now();
+    await recloser.tick();
+    clock.set(sentAt + 4_999);
+    expect(llm.state).toBe('closed');
+    clock.set(sentAt + 5_000);
+    expect(llm.state).toBe('fallback');
+    expect(llm.allow()).toBe(true); // local breaking goes on
+    controller.down = true;
+    await recloser.tick();
+    expect(events).toEqual([{ dependency: 'llm', active: true }]);
+    expect(controller.heartbeats.at(-1)!.breakers[0]!.state).toBe('fallback');
+  });
+
+  it('when the controller is unreachable, keeps local breaking and never ramps beyond the last allowance', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const reach: boolean[] = [];
+    recloser.onFallback((e) => reach.push(e.reachable));
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } } },
+    });
+    await recloser.tick();
+    controller.down = true;
+    await recloser.tick();
+    expect(recloser.reachable).toBe(false);
+    expect(llm.state).toBe('fallback');
+    let admitted = 0;
+    for (let s = 0; s < 60; s++) {
+      while (llm.allow()) {
+        admitted += 1;
+        llm.record('success', { latencyMs: 1 });
+      }
+      clock.advance(1_000);
+      await recloser.tick();
+    }
+    expect(admitted).toBeLessThanOrEqual(1 + 60);
+    controller.down = false;
+    await recloser.tick();
+    expect(reach).toEqual([false, true]);
+    expect(llm.state).toBe('admitted');
+  });
+
+  it('stays paused in fallback unless this instance is a probe owner, which probes with randomised spacing', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const other = recloser.breaker('other');
+    controller.setPlan('llm', 'open', {
+      fallback: { probeOwner: true, regionShare: { ratePerSec: 0.1 }, regionLive: 10 },
+    });
+    controller.setPlan('other', 'open', {
+      fallback: { probeOwner: false, regionShare: { ratePerSec: 0.1 }, regionLive: 10 },
+    });
+    await recloser.tick();
+    expect(llm.allow()).toBe(false); // the controller answers: no fallback probing
+    controller.down = true;
+    await recloser.tick();
+    const probeTimes: number[] = [];
+    let otherCalls = 0;
+    for (let s = 0; s < 300; s++) {
+      if (llm.allow()) {
+        probeTimes.push(clock.now());
+        llm.record('overload', { latencyMs: 5 });
+      }
+      if (other.allow()) otherCalls += 1;
+      clock.advance(1_000);
+    }
+    expect(otherCalls).toBe(0);
+    // 0.1/s over 300 s with spacing in [5 s, 15 s): between 20 and 60 probes, never two within 5 s
+    expect(probeTimes.length).toBeGreaterThanOrEqual(20);
+    expect(probeTimes.length).toBeLessThanOrEqual(60);
+    for (let i = 1; i < probeTimes.length; i++)
+      expect(probeTimes[i]! - probeTimes[i - 1]!).toBeGreaterThanOrEqual(5_000);
+    const gaps = new Set(probeTimes.slice(1).map((t, i) => t - probeTimes[i]!));
+    expect(gaps.size).toBeGreaterThan(1); // randomised, not in step
+  });
+});

@@ -1,0 +1,452 @@
+// The per-dependency handle a worker wraps its calls with. It combines the instance's own local
+// breaker (tier 1) with the controller's latest plan for the group. allow() reads only in-memory
+// fields: no network, no promise, no allocation.
+import {
+  LocalBreaker,
+  classifyErrorCode,
+  type BreakerPlan,
+  type BreakerVerdict,
+  type Clock,
+  type GlobalState,
+  type LocalBreakerInit,
+  type LocalBreakerState,
+  type Outcome,
+  type ProbeGrant,
+  type ProbeResultRequest,
+  type ReportedState,
+  type Rng,
+  type TrafficClass,
+} from '@recloser/core';
+import { ClassAdmission } from '../admission/ClassAdmission.js';
+import { classifyResponse, isResponseLike, type Classified } from '../classify/Classify.js';
+import { EventEmitter, type Event } from '../common/Event.js';
+import { BreakerOpenError, type RefusalReason } from '../errors/Errors.js';
+
+/** The instance-side states of ARCHITECTURE.md. */
+export type BreakerState = 'closed' | 'local_open' | 'self_probe' | 'paused' | 'admitted' | 'fallback';
+
+export interface BreakerOptions {
+  /** tuning of this instance's local breaker (tier 1) */
+  local?: LocalBreakerInit;
+  /** traffic class of calls that name none; default `standard` */
+  defaultClass?: TrafficClass;
+  /** a successful call slower than this counts as `slow` (systemic) */
+  slowThresholdMs?: number;
+  /** classifies what `fn` resolved with; default: fetch-like Responses by status, anything else success */
+  classifyResult?: (value: unknown, latencyMs: number) => Outcome | Classified;
+  /** classifies what `fn` threw; default: the core's error table (AbortError, ECONNRESET, …) */
+  classifyError?: (err: unknown) => Outcome;
+  /** age of the oldest queued work item, reported as saturation evidence */
+  queueAgeMs?: () => number | null;
+}
+
+export interface ExecuteOptions {
+  signal?: AbortSignal;
+  trafficClass?: TrafficClass;
+}
+
+export interface RecordInfo {
+  latencyMs: number;
+  ttftMs?: number;
+  /** from a 429's Retry-After: no attempt on this dependency before it passes */
+  retryAfterMs?: number;
+  trafficClass?: TrafficClass;
+}
+
+export interface StateChangeEvent {
+  dependency: string;
+  from: BreakerState;
+  to: BreakerState;
+}
+
+export interface ProbeEvent {
+  dependency: string;
+  /** `controller`: a leased probe token; `fallback`: a probe owner probing while the controller is unreachable */
+  kind: 'controller' | 'fallback';
+  outcome: Outcome;
+  fencing: number | null;
+  /** whether the controller took the result (always false for fallback probes) */
+  accepted: boolean;
+  error?: unknown;
+}
+
+export interface FallbackEvent {
+  dependency: string;
+  active: boolean;
+}
+
+/** What a Breaker needs from the Recloser that owns it. */
+export interface BreakerHost {
+  readonly clock: Clock;
+  readonly rng: Rng;
+  heartbeatIntervalMs(): number;
+  /** the controller did not answer the last heartbeat */
+  unreachable(): boolean;
+  postProbeResult(grant: ProbeGrant, body: ProbeResultRequest): Promise<void>;
+}
+
+// How a call was admitted; decides what its outcome settles.
+const DENIED = 0;
+const LOCAL = 1;
+const PROBE = 2;
+const RAMP = 3;
+const FALLBACK_PROBE = 4;
+type Admission = typeof DENIED | typeof LOCAL | typeof PROBE | typeof RAMP | typeof FALLBACK_PROBE;
+
+// What the group's state means for this instance.
+type Mode = 'local' | 'blocked' | 'ramping';
+
+function modeOf(state: GlobalState): Mode {
+  return state === 'open' || state === 'probing' ? 'blocked' : state === 'ramping' ? 'ramping' : 'local';
+}
+
+export class Breaker {
+  readonly local: LocalBreaker;
+  private readonly defaultClass: TrafficClass;
+  private readonly classes = new Map<TrafficClass, ClassAdmission>();
+  private readonly clock: Clock;
+
+  private mode: Mode = 'local';
+  private group: GlobalState | null = null;
+  private epoch: number | null = null;
+  /** local monotonic ms after which the last plan is stale (Infinity before the first plan) */
+  private planExpiresAt = Number.POSITIVE_INFINITY;
+  /** 429 Retry-After: no attempt before this local time (0 = none) */
+  private nextAttemptAt = 0;
+
+  private probeGrant: ProbeGrant | null = null;
+  private probeExpiresAt = 0;
+  private probeInFlight: ProbeGrant | null = null;
+  private lastProbeToken: string | null = null;
+
+  private fallbackProbeOwner = false;
+  private fallbackRatePerSec = 0;
+  private nextFallbackProbeAt = 0;
+  private fallbackProbeInFlight = false;
+
+  private lastState: BreakerState = 'closed';
+  private readonly stateChange = new EventEmitter<StateChangeEvent>();
+  private readonly probe = new EventEmitter<ProbeEvent>();
+  private readonly fallback = new EventEmitter<FallbackEvent>();
+  private readonly plan = new EventEmitter<BreakerPlan>();
+
+  readonly onStateChange: Event<StateChangeEvent> = this.stateChange.event;
+  readonly onProbe: Event<ProbeEvent> = this.probe.event;
+  readonly onFallback: Event<FallbackEvent> = this.fallback.event;
+  readonly onPlan: Event<BreakerPlan> = this.plan.event;
+
+  constructor(
+    readonly dependency: string,
+    private readonly options: BreakerOptions,
+    private readonly host: BreakerHost,
+  ) {
+    this.clock = host.clock;
+    this.local = new LocalBreaker(options.local ?? {}, host.clock, host.rng);
+    this.defaultClass = options.defaultClass ?? 'standard';
+  }
+
+  /** The controller's last word on the group (null before the first plan). */
+  get globalState(): GlobalState | null {
+    return this.group;
+  }
+
+  get localState(): LocalBreakerState {
+    return this.local.state;
+  }
+
+  get state(): BreakerState {
+    if (this.isFallback()) return 'fallback';
+    if (this.mode === 'blocked') return 'paused';
+    const local = this.local.state;
+    if (local === 'local_open' || local === 'self_probe') return local;
+    return this.mode === 'ramping' ? 'admitted' : 'closed';
+  }
+
+  /**
+   * May a call of this class start now? A true answer admits the call (it takes a ramp token,
+   * the self-probe or the probe token), so follow it with the call and record() its outcome.
+   */
+  allow(trafficClass: TrafficClass = this.defaultClass): boolean {
+    return this.admit(trafficClass) !== DENIED;
+  }
+
+  /** Runs `fn` if the breaker admits it, classifies the result, and records it. */
+  async execute<T>(
+    fn: (signal: AbortSignal | undefined) => Promise<T> | T,
+    options: ExecuteOptions = {},
+  ): Promise<T> {
+    const trafficClass = options.trafficClass ?? this.defaultClass;
+    const signal = options.signal;
+    signal?.throwIfAborted();
+    const admission = this.admit(trafficClass);
+    if (admission === DENIED) throw this.refusal(trafficClass);
+    const startedAt = this.clock.now();
+    let value: T;
+    try {
+      value = await fn(signal);
+    } catch (err) {
+      const outcome = signal?.aborted ? 'cancelled' : (this.options.classifyError ?? classifyErrorCode)(err);
+      this.settle(admission, trafficClass, outcome, this.clock.now() - startedAt, undefined, null);
+      throw err;
+    }
+    const latencyMs = this.clock.now() - startedAt;
+    const classified = this.classifyValue(value, latencyMs);
+    this.settle(admission, trafficClass, classified.outcome, latencyMs, undefined, classified.retryAfterMs);
+    return value;
+  }
+
+  /** Records the outcome of a call that allow() admitted (for callers that do not use execute()). */
+  record(outcome: Outcome, info: RecordInfo): void {
+    const trafficClass = info.trafficClass ?? this.defaultClass;
+    const admission: Admission =
+      this.probeInFlight !== null
+        ? PROBE
+        : this.fallbackProbeInFlight
+          ? FALLBACK_PROBE
+          : this.mode === 'ramping'
+            ? RAMP
+            : LOCAL;
+    this.settle(admission, trafficClass, outcome, info.latencyMs, info.ttftMs, info.retryAfterMs ?? null);
+  }
+
+  /** Why a call of this class would be refused now, and for how long (for BreakerOpenError). */
+  refusal(trafficClass: TrafficClass = this.defaultClass): BreakerOpenError {
+    const now = this.clock.now();
+    const interval = this.host.heartbeatIntervalMs();
+    const wait = (reason: RefusalReason, ms: number) =>
+      new BreakerOpenError(
+        this.dependency,
+        reason,
+        Math.max(0, Math.ceil(Number.isFinite(ms) ? ms : interval)),
+      );
+    if (this.nextAttemptAt > now) return wait('retry_after', this.nextAttemptAt - now);
+    if (this.mode === 'blocked') return wait('paused', interval);
+    const selfProbeAt = this.local.selfProbeAt;
+    if (selfProbeAt !== null) return wait('local_open', selfProbeAt - now);
+    if (this.local.state === 'self_probe') return wait('local_open', interval);
+    if (this.mode === 'ramping') {
+      const slot = this.classes.get(trafficClass);
+      if (slot === undefined || !slot.admitted) return wait('not_admitted', interval);
+      if (slot.concurrencyFull) return wait('concurrency', 0);
+      return wait('rate', slot.msUntilToken());
+    }
+    return wait('local_open', 0);
+  }
+
+  // ---- driven by the Recloser -------------------------------------------------------------
+
+  /** Closes this tick: the verdict for the heartbeat (evidence, demand per class, reported state). */
+  closeTick(elapsedMs: number): BreakerVerdict {
+    const now = this.clock.now();
+    const evidence = this.local.tick(null); // the group's state arrives through applyPlan
+    const queueAge = this.options.queueAgeMs?.();
+    if (queueAge !== undefined) evidence.queueAgeMs = queueAge;
+    const demand: Record<TrafficClass, number> = {};
+    const seconds = Math.max(elapsedMs, 1) / 1000;
+    for (const [trafficClass, slot] of this.classes) {
+      if (slot.wanted > 0) demand[trafficClass] = Math.round((slot.wanted / seconds) * 1000) / 1000;
+      slot.wanted = 0;
+    }
+    // a probe call that never settled: its lease is gone, forget it
+    if (this.probeInFlight !== null && now >= this.probeExpiresAt) this.probeInFlight = null;
+    if (this.probeGrant !== null && now >= this.probeExpiresAt) this.probeGrant = null;
+    this.emitIfChanged();
+    return { dependency: this.dependency, state: this.reportedState(), evidence, demand };
+  }
+
+  /** Applies the controller's plan. `sentAt` is the local time the heartbeat left: leases count from there. */
+  applyPlan(plan: BreakerPlan, sentAt: number, leaseTtlMs: number): void {
+    this.group = plan.global.state;
+    this.epoch = plan.global.epoch;
+    this.mode = modeOf(plan.global.state);
+    this.local.observeGroup({ state: plan.global.state });
+
+    const classes = plan.allowance?.classes ?? {};
+    for (const [trafficClass, slot] of this.classes) slot.apply(classes[trafficClass] ?? null);
+    for (const trafficClass of Object.keys(classes))
+      this.slot(trafficClass).apply(classes[trafficClass] ?? null);
+    this.planExpiresAt = sentAt + (plan.allowance?.validForMs ?? leaseTtlMs);
+
+    if (plan.probe !== null && plan.probe.token !== this.lastProbeToken) {
+      this.probeGrant = plan.probe;
+      this.lastProbeToken = plan.probe.token;
+      this.probeExpiresAt = sentAt + plan.probe.validForMs;
+    }
+    if (plan.fallback !== null) {
+      this.fallbackProbeOwner = plan.fallback.probeOwner;
+      this.fallbackRatePerSec = plan.fallback.regionShare.ratePerSec;
+    }
+    this.plan.fire(plan);
+    this.emitIfChanged();
+  }
+
+  /** Called by the Recloser when reachability changes, so events fire without waiting for a call. */
+  refreshState(): void {
+    this.emitIfChanged();
+  }
+
+  get planEpoch(): number | null {
+    return this.epoch;
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  private isFallback(): boolean {
+    return this.host.unreachable() || this.clock.now() >= this.planExpiresAt;
+  }
+
+  private reportedState(): ReportedState {
+    const local = this.local.reportedState();
+    if ((local === 'closed' || local === 'paused') && this.isFallback()) return 'fallback';
+    return local;
+  }
+
+  private slot(trafficClass: TrafficClass): ClassAdmission {
+    let slot = this.classes.get(trafficClass);
+    if (slot === undefined) {
+      slot = new ClassAdmission(this.clock); // once per class, never on the steady-state path
+      this.classes.set(trafficClass, slot);
+    }
+    return slot;
+  }
+
+  private admit(trafficClass: TrafficClass): Admission {
+    const slot = this.slot(trafficClass);
+    slot.wanted += 1;
+    if (this.nextAttemptAt !== 0) {
+      if (this.clock.now() < this.nextAttemptAt) return DENIED;
+      this.nextAttemptAt = 0;
+    }
+    if (this.mode === 'local') return this.local.allow() ? LOCAL : DENIED;
+    if (this.mode === 'ramping') return this.admitRamp(slot);
+    return this.admitProbe();
+  }
+
+  private admitRamp(slot: ClassAdmission): Admission {
+    if (this.local.state !== 'closed') {
+      // locally open during a ramp: only the self-probe, and only if the allowance has room for it
+      if (!slot.canAdmit() || !this.local.allow()) return DENIED;
+    }
+    return slot.admit() ? RAMP : DENIED;
+  }
+
+  /** While the group is open or probing: only the call that carries a probe token. */
+  private admitProbe(): Admission {
+    if (this.probeInFlight !== null || this.fallbackProbeInFlight) return DENIED;
+    const now = this.clock.now();
+    const grant = this.probeGrant;
+    if (grant !== null) {
+      this.probeGrant = null;
+      // the lease is the controller's: checked against our monotonic clock from the send time
+      if (now < this.probeExpiresAt) {
+        this.probeInFlight = grant;
+        return PROBE;
+      }
+    }
+    if (
+      this.fallbackProbeOwner &&
+      this.fallbackRatePerSec > 0 &&
+      this.isFallback() &&
+      now >= this.nextFallbackProbeAt
+    ) {
+      // randomised spacing so the region's probe owners do not probe in step
+      const spacing = (1000 / this.fallbackRatePerSec) * (0.5 + this.host.rng.next());
+      this.nextFallbackProbeAt = now + spacing;
+      this.fallbackProbeInFlight = true;
+      return FALLBACK_PROBE;
+    }
+    return DENIED;
+  }
+
+  private classifyValue(value: unknown, latencyMs: number): Classified {
+    if (this.options.classifyResult) {
+      const c = this.options.classifyResult(value, latencyMs);
+      return typeof c === 'string' ? { outcome: c, retryAfterMs: null } : c;
+    }
+    const slowThresholdMs = this.options.slowThresholdMs;
+    if (isResponseLike(value)) {
+      return classifyResponse(
+        value,
+        slowThresholdMs === undefined ? { latencyMs } : { latencyMs, slowThresholdMs },
+      );
+    }
+    const slow = slowThresholdMs !== undefined && latencyMs > slowThresholdMs;
+    return { outcome: slow ? 'slow' : 'success', retryAfterMs: null };
+  }
+
+  private settle(
+    admission: Admission,
+    trafficClass: TrafficClass,
+    outcome: Outcome,
+    latencyMs: number,
+    ttftMs: number | undefined,
+    retryAfterMs: number | null,
+  ): void {
+    if (admission === RAMP) this.classes.get(trafficClass)?.release();
+    if (outcome === 'rate_limited' && retryAfterMs !== null && retryAfterMs > 0) {
+      this.nextAttemptAt = Math.max(this.nextAttemptAt, this.clock.now() + retryAfterMs);
+    }
+    if (admission === PROBE) this.settleProbe(outcome, latencyMs, ttftMs, retryAfterMs);
+    if (admission === FALLBACK_PROBE) {
+      this.fallbackProbeInFlight = false;
+      this.probe.fire({
+        dependency: this.dependency,
+        kind: 'fallback',
+        outcome,
+        fencing: null,
+        accepted: false,
+      });
+    }
+    this.local.record(outcome, latencyMs, ttftMs);
+    this.emitIfChanged();
+  }
+
+  private settleProbe(
+    outcome: Outcome,
+    latencyMs: number,
+    ttftMs: number | undefined,
+    retryAfterMs: number | null,
+  ): void {
+    const grant = this.probeInFlight;
+    this.probeInFlight = null;
+    if (grant === null) return;
+    if (outcome === 'cancelled') {
+      // the caller gave up before learning anything: the next call may use the token, if still valid
+      if (this.clock.now() < this.probeExpiresAt) this.probeGrant = grant;
+      return;
+    }
+    const body: ProbeResultRequest = { outcome, latencyMs };
+    if (ttftMs !== undefined) body.ttftMs = ttftMs;
+    if (retryAfterMs !== null) body.retryAfterMs = retryAfterMs;
+    this.host.postProbeResult(grant, body).then(
+      () =>
+        this.probe.fire({
+          dependency: this.dependency,
+          kind: 'controller',
+          outcome,
+          fencing: grant.fencing,
+          accepted: true,
+        }),
+      (error: unknown) =>
+        this.probe.fire({
+          dependency: this.dependency,
+          kind: 'controller',
+          outcome,
+          fencing: grant.fencing,
+          accepted: false,
+          error,
+        }),
+    );
+  }
+
+  private emitIfChanged(): void {
+    const next = this.state;
+    const from = this.lastState;
+    if (next === from) return;
+    this.lastState = next;
+    this.stateChange.fire({ dependency: this.dependency, from, to: next });
+    if (next === 'fallback' || from === 'fallback') {
+      this.fallback.fire({ dependency: this.dependency, active: next === 'fallback' });
+    }
+  }
+}

@@ -1,0 +1,22 @@
+// @recloser/client: the SDK a worker instance embeds.
+export { createRecloser, Recloser } from './Recloser.js';
+export type { RecloserOptions, ReachabilityEvent, TickResult } from './Recloser.js';
+export { Breaker } from './breaker/Breaker.js';
+export type {
+  BreakerOptions,
+  BreakerState,
+  ExecuteOptions,
+  FallbackEvent,
+  ProbeEvent,
+  RecordInfo,
+  StateChangeEvent,
+} from './breaker/Breaker.js';
+export { BreakerOpenError, isBreakerOpenError, TransportError, isTransportError } from './errors/Errors.js';
+export type { RefusalReason } from './errors/Errors.js';
+export { EventEmitter } from './common/Event.js';
+export type { Event, IDisposable } from './common/Event.js';
+export { classifyResponse, classifyStatus, classifyError, isResponseLike } from './classify/Classify.js';
+export type { Classified, ResponseLike, ResponseClassifyOptions } from './classify/Classify.js';
+export { HttpTransport } from './transport/HttpTransport.js';
+export type { HttpTransportOptions } from './transport/HttpTransport.js';
+export type { Transport, ProbeLeaseRequest } from './transport/Transport.js';
