@@ -18,3 +18,4 @@ export * from './probe/Designation.js';
 export * from './controller/StepSample.js';
 export * from './global/GlobalBreaker.js';
 export * from './global/GlobalBreaker.js';
+export * from './plan/Plan.js';
