@@ -1,7 +1,7 @@
 // The Redis Lua lease script must decide exactly as core `decideProbeGrant`. Random sequences of
 // grants, releases and pauses run against the real store; every answer is replayed through the
 // core rule on a model of what the store holds, at the Redis clock reading the script reported.
-import { decideProbeGrant, type ProbeGrantDecision } from '../../libs/core/src/probe/ProbeBudget.js';
+import { decideProbeGrant, type ProbeGrantDecision } from '@recloser/core';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,9 +81,9 @@ describe('Lua lease script vs core decideProbeGrant', () => {
               blockedUntil: 0,
             });
             const actual: ProbeGrantDecision =
-              got.kind === 'granted'
-                ? { grant: true }
-                : { grant: false, reason: got.reason, retryAfterMs: got.retryAfterMs };
+              got.kind === 'refused'
+                ? { grant: false, reason: got.reason, retryAfterMs: got.retryAfterMs }
+                : { grant: true };
             expect(actual).toEqual(expected);
             compared++;
             if (got.kind === 'granted') {

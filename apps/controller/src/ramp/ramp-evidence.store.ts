@@ -5,10 +5,15 @@
 // so a new step starts from nothing.
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { Evidence, RampSample } from '@recloser/core';
+import {
+  MAX_STEP_WINDOWS,
+  stepSample,
+  type Evidence,
+  type RampSample,
+  type WindowPercentile,
+} from '@recloser/core';
 import { ControllerConfig } from '../config/controller-config.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
-import { combineWindowPercentiles, type WindowPercentile } from './window-percentile.js';
 
 export interface StepKey {
   breakerId: string;
@@ -19,8 +24,6 @@ export interface StepKey {
 
 // a step's evidence outlives any dwell an operator would configure, then Redis drops it
 const KEEP_MS = 30 * 60_000;
-// percentile entries kept per step and figure: the newest windows matter most
-const MAX_WINDOWS = 2000;
 
 @Injectable()
 export class RampEvidenceStore {
@@ -55,13 +58,13 @@ export class RampEvidenceStore {
       if (value === null || value === undefined || !Number.isFinite(value)) continue;
       const list = `${key}:${figure}`;
       m.rpush(list, `${value}:${Math.round(e.attempts)}`);
-      m.ltrim(list, -MAX_WINDOWS, -1);
+      m.ltrim(list, -MAX_STEP_WINDOWS, -1);
       m.pexpire(list, KEEP_MS);
     }
     await m.exec();
   }
 
-  /** The step's sample so far. */
+  /** The step's sample so far (core `stepSample` combines the windows). */
   async sample(k: StepKey): Promise<RampSample> {
     const key = this.key(k);
     const [counts, latency, ttft, queueAge] = await Promise.all([
@@ -70,14 +73,14 @@ export class RampEvidenceStore {
       this.redis.lrange(`${key}:ttft`, 0, -1),
       this.redis.lrange(`${key}:queueAge`, 0, -1),
     ]);
-    return {
+    return stepSample({
       attempts: Number(counts.attempts ?? 0),
       successes: Number(counts.successes ?? 0),
       rateLimited: Number(counts.rateLimited ?? 0),
-      latencyP95Ms: combineWindowPercentiles(parse(latency)),
-      ttftP95Ms: combineWindowPercentiles(parse(ttft)),
-      queueAgeMs: combineWindowPercentiles(parse(queueAge)),
-    };
+      latency: parse(latency),
+      ttft: parse(ttft),
+      queueAge: parse(queueAge),
+    });
   }
 }
 

@@ -28,12 +28,14 @@ export interface PlanBreaker {
   stepSince: number | null;
 }
 
+/** The recovery fields of core `buildPlan`'s input. */
 export interface RecoveryPlan {
   probe: ProbeGrant | null;
-  allowance: { validForMs: number; classes: Record<TrafficClass, ClassAllowance> } | null;
+  /** this instance's share of the current step; `{}` when not admitted this period */
+  allowance: Record<TrafficClass, ClassAllowance> | null;
+  /** how long the allowance holds if no newer plan arrives */
+  validForMs: number;
 }
-
-const NOTHING: RecoveryPlan = { probe: null, allowance: null };
 
 @Injectable()
 export class RecoveryPlanService {
@@ -48,15 +50,17 @@ export class RecoveryPlanService {
   ) {}
 
   async planFor(breaker: PlanBreaker, instanceId: string, verdict: BreakerVerdict): Promise<RecoveryPlan> {
-    if (breaker.state !== 'probing' && breaker.state !== 'ramping') return NOTHING;
+    const validForMs = this.config.heartbeatTtlMs;
+    const nothing: RecoveryPlan = { probe: null, allowance: null, validForMs };
+    if (breaker.state !== 'probing' && breaker.state !== 'ramping') return nothing;
     try {
       return breaker.state === 'probing'
-        ? { probe: await this.probeFor(breaker, instanceId, verdict), allowance: null }
-        : { probe: null, allowance: await this.allowanceFor(breaker, instanceId, verdict) };
+        ? { ...nothing, probe: await this.probeFor(breaker, instanceId, verdict) }
+        : { ...nothing, allowance: await this.allowanceFor(breaker, instanceId, verdict, validForMs) };
     } catch (err) {
-      // the plan without recovery figures is still a plan: the instance stays paused and asks again
+      // the plan without recovery figures is still a plan: the instance is paused (or admits nothing) and asks again
       this.logger.warn(`recovery plan for ${breaker.breakerId}/${instanceId}: ${(err as Error).message}`);
-      return NOTHING;
+      return nothing;
     }
   }
 
@@ -94,8 +98,9 @@ export class RecoveryPlanService {
     breaker: PlanBreaker,
     instanceId: string,
     verdict: BreakerVerdict,
+    validForMs: number,
   ): Promise<RecoveryPlan['allowance']> {
-    if (breaker.step === null) return null;
+    if (breaker.step === null) return {};
     if (breaker.stepSince !== null) {
       await this.evidence.add(
         {
@@ -109,11 +114,10 @@ export class RecoveryPlanService {
     }
     const pool = await this.pools.resolve(breaker.dependency);
     const live = withCurrent(await this.liveDemand.live(breaker.breakerId), instanceId, verdict);
-    const validForMs = this.config.heartbeatTtlMs;
     // rotate who is admitted once per validity period, so small steps reach every instance in turn
     const rotation = Math.floor(Date.now() / validForMs);
     const shares = divideAllowances(pool, breaker.step, live, rotation);
-    return { validForMs, classes: shares.get(instanceId) ?? {} };
+    return shares.get(instanceId) ?? {};
   }
 }
 
