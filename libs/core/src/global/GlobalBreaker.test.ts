@@ -166,6 +166,20 @@ describe('RAMPING', () => {
     expect(d.transitions[0]!.figures.gates).toMatchObject({ outcome: 'pass', attempts: 50, successRate: 1 });
   });
 
+  it.each([
+    ['pass', good, { step: 1, heldAtStep: null }],
+    ['degrade', degraded, { step: 0, heldAtStep: 0 }],
+    ['insufficient', thin, { step: 0, heldAtStep: null, stepSince: 0 }],
+  ] as const)('%s: nothing at dwell T−1 ms, the outcome at T+1 ms', (_name, sample, expected) => {
+    const s = ramping(0);
+    expect(tick(s, DWELL - 1, sample)).toEqual({ next: s, transitions: [] });
+    expect(tick(s, DWELL + 1, sample).next).toMatchObject({ state: 'ramping', ...expected });
+  });
+
+  it('collapse: acts at T−1 ms of the dwell already', () => {
+    expect(tick(ramping(0), DWELL - 1, collapsed).next.state).toBe('open');
+  });
+
   it('waits while the sample is below the minimum, however long the dwell', () => {
     const s = ramping(0);
     expect(tick(s, 10 * DWELL, thin).next).toBe(s);
@@ -361,30 +375,51 @@ describe('invariants (property)', () => {
     | { kind: 'probe'; dt: number; outcome: 'success' | 'overload' | 'rate_limited'; latencyMs: number }
     | { kind: 'operator'; dt: number; action: OperatorAction };
   const dt = fc.integer({ min: 0, max: 40_000 });
+  // weighted so random runs climb the ramp, settle and reopen, not just sit in step 0
   const sample = fc.oneof(
-    fc.constant(null),
-    fc.constantFrom(good, degraded, collapsed, thin),
-    fc
-      .record({ attempts: fc.nat(200), s: fc.nat(200), r: fc.nat(50), lat: fc.nat(4000) })
-      .map(({ attempts, s, r, lat }) => ({
-        attempts,
-        successes: Math.min(s, attempts),
-        rateLimited: Math.min(r, attempts),
-        latencyP95Ms: lat,
-        ttftP95Ms: null,
-        queueAgeMs: null,
-      })),
+    { arbitrary: fc.constant(null), weight: 1 },
+    { arbitrary: fc.constant(good), weight: 6 },
+    { arbitrary: fc.constantFrom(degraded, collapsed, thin), weight: 3 },
+    {
+      arbitrary: fc
+        .record({ attempts: fc.nat(200), s: fc.nat(200), r: fc.nat(50), lat: fc.nat(4000) })
+        .map(({ attempts, s, r, lat }) => ({
+          attempts,
+          successes: Math.min(s, attempts),
+          rateLimited: Math.min(r, attempts),
+          latencyP95Ms: lat,
+          ttftP95Ms: null,
+          queueAgeMs: null,
+        })),
+      weight: 2,
+    },
   );
   const ev: fc.Arbitrary<Ev> = fc.oneof(
-    fc.record({ kind: fc.constant('quorum' as const), dt, reached: fc.boolean() }),
-    fc.record({ kind: fc.constant('tick' as const), dt, sample }),
-    fc.record({
-      kind: fc.constant('probe' as const),
-      dt,
-      outcome: fc.constantFrom('success' as const, 'overload' as const, 'rate_limited' as const),
-      latencyMs: fc.nat(3000),
-    }),
-    fc.record({ kind: fc.constant('operator' as const), dt, action: fc.constantFrom(...OPERATOR_ACTIONS) }),
+    { arbitrary: fc.record({ kind: fc.constant('quorum' as const), dt, reached: fc.boolean() }), weight: 2 },
+    { arbitrary: fc.record({ kind: fc.constant('tick' as const), dt, sample }), weight: 8 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('probe' as const),
+        dt,
+        outcome: fc.constantFrom(
+          'success' as const,
+          'success' as const,
+          'success' as const,
+          'overload' as const,
+          'rate_limited' as const,
+        ),
+        latencyMs: fc.nat(2500),
+      }),
+      weight: 3,
+    },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('operator' as const),
+        dt,
+        action: fc.constantFrom(...OPERATOR_ACTIONS),
+      }),
+      weight: 1,
+    },
   );
 
   function checkState(s: GlobalBreakerState, steps: number) {
@@ -403,7 +438,7 @@ describe('invariants (property)', () => {
 
   it('property: random samples, probe results and actions never produce an invalid state', () => {
     fc.assert(
-      fc.property(fc.array(ev, { maxLength: 120 }), fc.nat(), (events, seed) => {
+      fc.property(fc.array(ev, { minLength: 40, maxLength: 200, size: 'max' }), fc.nat(), (events, seed) => {
         const r = seededRng(seed);
         let now = 0;
         let s = initialGlobalState(0);
@@ -421,6 +456,11 @@ describe('invariants (property)', () => {
           if (d.next.state === 'open' && s.state !== 'open') expect(d.next.epoch).toBe(s.epoch + 1);
           if (d.next.state !== s.state || d.next.step !== s.step)
             expect(d.transitions.length).toBeGreaterThan(0);
+          // the ramp climbs one step at a time, and only after a full dwell of its window
+          if (s.step !== null && d.next.step !== null && d.next.step > s.step) {
+            expect(d.next.step).toBe(s.step + 1);
+            expect(now).toBeGreaterThanOrEqual(s.stepSince! + DWELL);
+          }
           let prev = s;
           for (const t of d.transitions) {
             expect(t.from).toBe(prev.state);
