@@ -59,7 +59,7 @@ describe('decideProbeGrant', () => {
         fc.integer({ min: 1, max: 5 }),
         fc.integer({ min: 1, max: 4000 }),
         fc.integer({ min: 0, max: 3000 }),
-        fc.array(step, { maxLength: 200 }),
+        fc.array(step, { minLength: 20, maxLength: 200, size: 'max' }),
         (concurrency, ratePerSec, leaseTtlMs, blockedUntil, steps) => {
           let now = 0;
           let leases: number[] = []; // expiresAt

@@ -45,7 +45,7 @@ describe('maxMinFair', () => {
 
   const demands = fc.uniqueArray(
     fc.record({ id: fc.integer({ min: 0, max: 1e6 }), demand: fc.double({ min: 0, max: 1e4, noNaN: true }) }),
-    { maxLength: 60, selector: (d) => d.id },
+    { maxLength: 60, size: 'medium', selector: (d) => d.id },
   );
   const budget = fc.double({ min: 0, max: 1e5, noNaN: true });
 
@@ -141,7 +141,7 @@ describe('divideAllowances', () => {
         { requiredKeys: [] },
       ),
     }),
-    { maxLength: 80, selector: (d) => d.instanceId },
+    { maxLength: 80, size: 'medium', selector: (d) => d.instanceId },
   );
   const poolArb = fc
     .record({
