@@ -32,7 +32,11 @@ export interface BreakerOptions {
   defaultClass?: TrafficClass;
   /** a successful call slower than this counts as `slow` (systemic) */
   slowThresholdMs?: number;
-  /** classifies what `fn` resolved with; default: fetch-like Responses by status, anything else success */
+  /**
+   * classifies what `fn` resolved with; default: fetch-like Responses by status, anything else
+   * success. Setting it (or slowThresholdMs) makes execute() time every call; otherwise only a
+   * reservoir sample of calls is timed (latency is NaN for the others).
+   */
   classifyResult?: (value: unknown, latencyMs: number) => Outcome | Classified;
   /** classifies what `fn` threw; default: the core's error table (AbortError, ECONNRESET, …) */
   classifyError?: (err: unknown) => Outcome;
@@ -105,6 +109,8 @@ export class Breaker {
   private readonly defaultClass: TrafficClass;
   private readonly classes = new Map<TrafficClass, ClassAdmission>();
   private readonly clock: Clock;
+  /** slow detection and custom classifiers need every call's latency */
+  private readonly timesEveryCall: boolean;
 
   private mode: Mode = 'local';
   private group: GlobalState | null = null;
@@ -125,6 +131,7 @@ export class Breaker {
   private fallbackProbeInFlight = false;
 
   private lastState: BreakerState = 'closed';
+  private lastLocal: LocalBreakerState = 'closed';
   private readonly stateChange = new EventEmitter<StateChangeEvent>();
   private readonly probe = new EventEmitter<ProbeEvent>();
   private readonly fallback = new EventEmitter<FallbackEvent>();
@@ -143,6 +150,7 @@ export class Breaker {
     this.clock = host.clock;
     this.local = new LocalBreaker(options.local ?? {}, host.clock, host.rng);
     this.defaultClass = options.defaultClass ?? 'standard';
+    this.timesEveryCall = options.slowThresholdMs !== undefined || options.classifyResult !== undefined;
   }
 
   /** The controller's last word on the group (null before the first plan). */
@@ -180,18 +188,31 @@ export class Breaker {
     signal?.throwIfAborted();
     const admission = this.admit(trafficClass);
     if (admission === DENIED) throw this.refusal(trafficClass);
-    const startedAt = this.clock.now();
+    // Time only the calls whose latency is used: probes, slow checks, and the reservoir's sample.
+    // Clock reads are the dearest part of a wrapped call, so most calls under load go untimed.
+    const slot = this.local.latencySlot();
+    const timed = slot >= 0 || this.timesEveryCall || admission === PROBE || admission === FALLBACK_PROBE;
+    const startedAt = timed ? this.clock.now() : 0;
     let value: T;
     try {
       value = await fn(signal);
     } catch (err) {
       const outcome = signal?.aborted ? 'cancelled' : (this.options.classifyError ?? classifyErrorCode)(err);
-      this.settle(admission, trafficClass, outcome, this.clock.now() - startedAt, undefined, null);
+      const latencyMs = timed ? this.clock.now() - startedAt : Number.NaN;
+      this.settle(admission, trafficClass, outcome, latencyMs, undefined, null, slot);
       throw err;
     }
-    const latencyMs = this.clock.now() - startedAt;
+    const latencyMs = timed ? this.clock.now() - startedAt : Number.NaN;
     const classified = this.classifyValue(value, latencyMs);
-    this.settle(admission, trafficClass, classified.outcome, latencyMs, undefined, classified.retryAfterMs);
+    this.settle(
+      admission,
+      trafficClass,
+      classified.outcome,
+      latencyMs,
+      undefined,
+      classified.retryAfterMs,
+      slot,
+    );
     return value;
   }
 
@@ -381,6 +402,7 @@ export class Breaker {
     latencyMs: number,
     ttftMs: number | undefined,
     retryAfterMs: number | null,
+    latencySlot?: number,
   ): void {
     if (admission === RAMP) this.classes.get(trafficClass)?.release();
     if (outcome === 'rate_limited' && retryAfterMs !== null && retryAfterMs > 0) {
@@ -397,8 +419,9 @@ export class Breaker {
         accepted: false,
       });
     }
-    this.local.record(outcome, latencyMs, ttftMs);
-    this.emitIfChanged();
+    this.local.record(outcome, latencyMs, ttftMs, latencySlot);
+    // only the local breaker can have moved here; skipping the full check saves a clock read per call
+    if (this.local.state !== this.lastLocal) this.emitIfChanged();
   }
 
   private settleProbe(
@@ -440,6 +463,7 @@ export class Breaker {
   }
 
   private emitIfChanged(): void {
+    this.lastLocal = this.local.state;
     const next = this.state;
     const from = this.lastState;
     if (next === from) return;

@@ -102,6 +102,35 @@ describe('LocalBreaker, consecutive mode', () => {
   });
 });
 
+describe('LocalBreaker latency sampling', () => {
+  it('counts untimed calls (NaN latency) as attempts without inventing a latency', () => {
+    const { breaker } = setup();
+    for (let i = 0; i < 10; i++) breaker.record('success', Number.NaN);
+    expect(breaker.tick(CLOSED)).toMatchObject({ attempts: 10, successes: 10, latencyP95Ms: null });
+  });
+
+  it('keeps every latency while the reservoir has room, then a sample whose p95 comes from measured calls only', () => {
+    const { breaker } = setup({ latencySamples: 16 });
+    let timed = 0;
+    for (let i = 0; i < 1_000; i++) {
+      const slot = breaker.latencySlot();
+      if (i < 16) expect(slot).toBe(i);
+      if (slot >= 0) timed += 1;
+      // calls the sampler skipped are not timed at all; timed ones took 100..199 ms
+      breaker.record('success', slot >= 0 ? 100 + (i % 100) : Number.NaN, undefined, slot);
+    }
+    expect(timed).toBeGreaterThan(16);
+    expect(timed).toBeLessThan(200); // ≈ 16·(1 + ln(1000/16)) ≈ 82 expected
+    const evidence = breaker.tick(CLOSED);
+    expect(evidence.attempts).toBe(1_000);
+    expect(evidence.latencyP95Ms).toBeGreaterThanOrEqual(100);
+    expect(evidence.latencyP95Ms).toBeLessThanOrEqual(199);
+    // the next tick starts empty: no stale samples
+    breaker.record('success', Number.NaN);
+    expect(breaker.tick(CLOSED).latencyP95Ms).toBeNull();
+  });
+});
+
 describe('LocalBreaker, window mode', () => {
   const WINDOW = {
     mode: 'window' as const,

@@ -105,8 +105,8 @@ export class LocalBreaker {
     this.since = clock.now();
     this.windowAttempts = new Float64Array(Math.max(1, this.options.windowTicks));
     this.windowSystemic = new Float64Array(Math.max(1, this.options.windowTicks));
-    this.latencies = new Float64Array(Math.max(1, this.options.latencySamples));
-    this.ttfts = new Float64Array(Math.max(1, this.options.latencySamples));
+    this.latencies = new Float64Array(Math.max(1, this.options.latencySamples)).fill(Number.NaN);
+    this.ttfts = new Float64Array(Math.max(1, this.options.latencySamples)).fill(Number.NaN);
     if (initialState) this.restore(initialState);
   }
 
@@ -147,8 +147,20 @@ export class LocalBreaker {
     }
   }
 
-  /** Adds one call's result to the current tick's evidence; a self-probe's result decides it. */
-  record(outcome: Outcome, latencyMs: number, ttftMs?: number): void {
+  /**
+   * Reservoir sampling decided before a call starts: the slot this call's latency will fill, or -1
+   * when it would not be kept, so the caller can skip timing it (clock reads are the dearest part
+   * of wrapping a call). Pass the slot to record().
+   */
+  latencySlot(): number {
+    return this.reserve(this.latencies.length, this.latencySeen++);
+  }
+
+  /**
+   * Adds one call's result to the current tick's evidence; a self-probe's result decides it.
+   * A NaN latency means "not timed"; `latencySlot` is what latencySlot() returned before the call.
+   */
+  record(outcome: Outcome, latencyMs: number, ttftMs?: number, latencySlot?: number): void {
     if (outcome === 'cancelled') {
       if (this.current === 'self_probe') this.trialTaken = false; // the caller gave up: try again
       return;
@@ -156,8 +168,12 @@ export class LocalBreaker {
     this.attempts += 1;
     if (outcome === 'success') this.successes += 1;
     else this.byClass[outcome] += 1;
-    this.latencySeen = this.sample(this.latencies, this.latencySeen, latencyMs);
-    if (ttftMs !== undefined) this.ttftSeen = this.sample(this.ttfts, this.ttftSeen, ttftMs);
+    const slot = latencySlot ?? this.reserve(this.latencies.length, this.latencySeen++);
+    if (slot >= 0 && !Number.isNaN(latencyMs)) this.latencies[slot] = latencyMs;
+    if (ttftMs !== undefined) {
+      const ttftSlot = this.reserve(this.ttfts.length, this.ttftSeen++);
+      if (ttftSlot >= 0) this.ttfts[ttftSlot] = ttftMs;
+    }
 
     if (this.current === 'self_probe' && this.trialTaken) this.resolveTrial(outcome);
   }
@@ -306,14 +322,11 @@ export class LocalBreaker {
     this.since = this.clock.now();
   }
 
-  /** Reservoir sampling keeps a uniform sample of the tick's latencies in fixed memory. */
-  private sample(into: Float64Array, seen: number, value: number): number {
-    if (seen < into.length) into[seen] = value;
-    else {
-      const slot = Math.floor(this.rng.next() * (seen + 1));
-      if (slot < into.length) into[slot] = value;
-    }
-    return seen + 1;
+  /** Algorithm R: the `seen`-th item (0-based) is kept with probability capacity/(seen+1), in a uniform slot. */
+  private reserve(capacity: number, seen: number): number {
+    if (seen < capacity) return seen;
+    const slot = Math.floor(this.rng.next() * (seen + 1));
+    return slot < capacity ? slot : -1;
   }
 
   private closeWindow(): Evidence {
@@ -339,14 +352,20 @@ export class LocalBreaker {
     for (const key of Object.keys(this.byClass) as (keyof typeof this.byClass)[]) this.byClass[key] = 0;
     this.latencySeen = 0;
     this.ttftSeen = 0;
+    // NaN marks slots no measured call filled (untimed, or still in flight)
+    this.latencies.fill(Number.NaN);
+    this.ttfts.fill(Number.NaN);
     return evidence;
   }
 }
 
-/** Nearest-rank 95th percentile of the first min(seen, capacity) samples; null with none. */
+/** Nearest-rank 95th percentile of the measured samples (NaN slots skipped); null with none. */
 function p95(samples: Float64Array, seen: number): number | null {
   const n = Math.min(seen, samples.length);
-  if (n === 0) return null;
-  const sorted = samples.slice(0, n).sort();
-  return sorted[Math.ceil(0.95 * n) - 1]!;
+  const measured = samples
+    .slice(0, n)
+    .filter((v) => !Number.isNaN(v))
+    .sort();
+  if (measured.length === 0) return null;
+  return measured[Math.ceil(0.95 * measured.length) - 1]!;
 }
