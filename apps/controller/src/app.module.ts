@@ -1,12 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { BreakersModule } from './breakers/breakers.module.js';
 import { ConfigModule } from './config/config.module.js';
 import { ControllerConfig } from './config/controller-config.js';
 import { DatabaseModule } from './database/database.module.js';
+import { GroupsModule } from './groups/groups.module.js';
 import { HealthModule } from './health/health.module.js';
+import { HeartbeatsModule } from './heartbeats/heartbeats.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { PoolsModule } from './pools/pools.module.js';
+import { ProbesModule } from './probes/probes.module.js';
 import { QueuesModule } from './queues/queues.module.js';
+import { RampModule } from './ramp/ramp.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { TransitionsModule } from './transitions/transitions.module.js';
 
 /** The controller. Features add one import line each. */
 @Module({})
@@ -22,6 +30,14 @@ export class AppModule {
         HealthModule,
         MetricsModule,
         AuthModule,
+        PoolsModule,
+        ProbesModule,
+        RampModule,
+        GroupsModule,
+        TransitionsModule,
+        BreakersModule,
+        HeartbeatsModule,
+        AdminModule,
       ],
     };
   }

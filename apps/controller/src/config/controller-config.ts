@@ -17,6 +17,8 @@ export class ControllerConfig {
   readonly webhookAllowHosts: readonly string[];
   readonly heartbeatIntervalMs: number;
   readonly heartbeatTtlMs: number;
+  /** an instance locally open this long while its group stays closed is reported as isolated */
+  readonly isolationAfterMs: number;
   /** Prefix of every Redis key (BullMQ included); one per database by default, so controllers of different databases never share keys or jobs. */
   readonly redisPrefix: string;
 
@@ -79,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
       .filter((h) => h.length > 0),
     heartbeatIntervalMs: intervalMs,
     heartbeatTtlMs: ttlMs,
+    isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,
     redisPrefix: parsed.RECLOSER_REDIS_PREFIX ?? `recloser:${databaseNameOf(databaseUrl)}`,
   });
 }

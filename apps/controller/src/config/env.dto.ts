@@ -65,6 +65,12 @@ export class EnvironmentVariables {
   RECLOSER_HEARTBEAT_TTL_MS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(0)
+  @IsInt({ message: 'RECLOSER_ISOLATION_AFTER_MS must be an integer number of milliseconds' })
+  RECLOSER_ISOLATION_AFTER_MS?: number;
+
+  @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9:_-]+$/, { message: 'RECLOSER_REDIS_PREFIX may hold letters, digits, : _ -' })
   RECLOSER_REDIS_PREFIX?: string;

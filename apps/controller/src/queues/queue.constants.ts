@@ -3,13 +3,26 @@ import type { JobsOptions } from 'bullmq';
 /** Every BullMQ queue of the controller. */
 export enum QueueName {
   Breakers = 'breakers',
+  /** ramp ticks, gate evaluation and probe lease expiry (global recovery) */
+  Recovery = 'recovery',
 }
 
 /** Every job name, and the queue it runs on. Each must have exactly one @JobHandler (checked at boot). */
-export const JobName = {} as const;
+export const JobName = {
+  /** periodic quorum evaluation, so a quorum forms without further heartbeats (breakers/evaluate-quorum.job.ts) */
+  EvaluateQuorum: 'breakers.evaluate-quorum',
+  /** OPEN → PROBING after the cooldown; RAMPING gates judged on the step's sample (ramp/ramp-tick.handler.ts) */
+  RampTick: 'recovery.ramp-tick',
+  /** drop expired probe leases of every pool (probes/lease-expiry.handler.ts) */
+  ExpireProbeLeases: 'recovery.expire-probe-leases',
+} as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
-export const JOB_QUEUE: Record<JobName, QueueName> = {};
+export const JOB_QUEUE: Record<JobName, QueueName> = {
+  [JobName.EvaluateQuorum]: QueueName.Breakers,
+  [JobName.RampTick]: QueueName.Recovery,
+  [JobName.ExpireProbeLeases]: QueueName.Recovery,
+};
 
 /** Defaults for every job; a job that fails is not retried blindly, the next period runs it again. */
 export const DEFAULT_JOB_OPTIONS: JobsOptions = {

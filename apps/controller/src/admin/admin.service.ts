@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  applyOperatorAction,
+  type BreakerSummary,
+  findIsolated,
+  type GlobalBreakerState,
+  type IsolatedInstance,
+  isLive,
+  mathRng,
+  type OperatorAction,
+  type QuorumPolicy,
+} from '@recloser/core';
+import { DataSource } from 'typeorm';
+import { BreakerStateService } from '../breakers/breaker-state.service.js';
+import { BreakersService } from '../breakers/breakers.service.js';
+import { VerdictsRepository } from '../breakers/verdicts.repository.js';
+import { ControllerConfig } from '../config/controller-config.js';
+import { FleetGroupsService } from '../groups/fleet-groups.service.js';
+import { PoolsService } from '../pools/pools.service.js';
+import { type TransitionView, TransitionsService, toView } from '../transitions/transitions.service.js';
+import type { ChainCheck } from '../transitions/transition-chain.js';
+
+export interface InstanceVerdictView {
+  instanceId: string;
+  region: string;
+  state: string;
+  live: boolean;
+  lastSeenAt: string;
+  openSince: string | null;
+  reportedSince: string | null;
+  evidence: unknown;
+  demand: Record<string, number> | null;
+}
+
+export interface BreakerDetail {
+  breaker: BreakerSummary;
+  globalState: GlobalBreakerState;
+  quorumPolicy: QuorumPolicy;
+  isolationAfterMs: number;
+  instances: InstanceVerdictView[];
+  isolated: IsolatedInstance[];
+  transitions: TransitionView[];
+  chain: ChainCheck;
+}
+
+export interface Overview {
+  serverTime: string;
+  totals: {
+    breakers: number;
+    byState: Record<'closed' | 'open' | 'probing' | 'ramping', number>;
+    liveInstances: number;
+    openInstances: number;
+  };
+  pools: { id: string; configured: boolean; dependencies: string[]; breakers: number }[];
+  groups: { group: string; quorum: QuorumPolicy; firstSeenAt: string }[];
+  breakers: (BreakerSummary & { live: number; open: number })[];
+}
+
+const RECENT_TRANSITIONS = 50;
+
+/** What operators see and do: every decision still goes through core and BreakerStateService. */
+@Injectable()
+export class AdminService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly config: ControllerConfig,
+    private readonly state: BreakerStateService,
+    private readonly breakers: BreakersService,
+    private readonly verdicts: VerdictsRepository,
+    private readonly groups: FleetGroupsService,
+    private readonly pools: PoolsService,
+    private readonly transitions: TransitionsService,
+  ) {}
+
+  async overview(): Promise<Overview> {
+    const now = Date.now();
+    const [summaries, groups, configured] = await Promise.all([
+      this.breakers.all(),
+      this.groups.all(),
+      this.pools.list(),
+    ]);
+    const live = await this.verdicts.rowsByBreaker(
+      summaries.map((s) => s.breakerId),
+      now - this.config.heartbeatTtlMs,
+    );
+    const policies = new Map(groups.map((g) => [g.group, g.quorum]));
+    const breakers = summaries.map((s) => {
+      const f = this.breakers.liveFigures(live.get(s.breakerId) ?? [], policies.get(s.group), now);
+      return { ...s, live: f.live, open: f.open };
+    });
+    const byState = { closed: 0, open: 0, probing: 0, ramping: 0 };
+    for (const b of breakers) byState[b.state] += 1;
+    const pools = new Map<string, Overview['pools'][number]>();
+    for (const p of configured)
+      pools.set(p.id, { id: p.id, configured: true, dependencies: p.dependencies, breakers: 0 });
+    for (const b of breakers) {
+      const pool = pools.get(b.pool) ?? {
+        id: b.pool,
+        configured: false,
+        dependencies: [b.dependency],
+        breakers: 0,
+      };
+      pool.breakers += 1;
+      pools.set(b.pool, pool);
+    }
+    return {
+      serverTime: new Date(now).toISOString(),
+      totals: {
+        breakers: breakers.length,
+        byState,
+        liveInstances: await this.liveInstances(now),
+        openInstances: breakers.reduce((n, b) => n + b.open, 0),
+      },
+      pools: [...pools.values()],
+      groups: groups.map((g) => ({
+        group: g.group,
+        quorum: g.quorum,
+        firstSeenAt: new Date(g.firstSeenAt).toISOString(),
+      })),
+      breakers,
+    };
+  }
+
+  async breaker(id: string): Promise<BreakerDetail> {
+    const now = Date.now();
+    const entity = await this.state.get(id);
+    const [summary] = await this.breakers.summarise([entity]);
+    const group = await this.groups.get(entity.group);
+    const rows = await this.verdicts.rows(id, null);
+    const isolated = findIsolated(rows, {
+      now,
+      heartbeatTtlMs: this.config.heartbeatTtlMs,
+      isolationAfterMs: this.config.isolationAfterMs,
+      groupState: entity.state,
+      groupClosedSince: entity.globalState.since,
+    });
+    return {
+      breaker: summary!,
+      globalState: entity.globalState,
+      quorumPolicy: group?.quorum ?? { fraction: 0.5, minOpen: 2 },
+      isolationAfterMs: this.config.isolationAfterMs,
+      instances: rows.map((r) => ({
+        instanceId: r.instanceId,
+        region: r.region,
+        state: r.state,
+        live: isLive(r, now, this.config.heartbeatTtlMs),
+        lastSeenAt: new Date(r.lastSeenAt).toISOString(),
+        openSince: r.openSince === null ? null : new Date(r.openSince).toISOString(),
+        reportedSince: r.reportedSince,
+        evidence: r.evidence,
+        demand: r.demand,
+      })),
+      isolated,
+      transitions: await this.transitions.list(id, RECENT_TRANSITIONS),
+      chain: await this.transitions.verify(id),
+    };
+  }
+
+  async act(
+    id: string,
+    action: OperatorAction,
+    reason: string,
+  ): Promise<{ breaker: BreakerSummary; transitions: TransitionView[] }> {
+    const entity = await this.state.get(id);
+    const pool = await this.pools.resolve(entity.dependency);
+    const outcome = await this.state.transition(id, (s, { now }) => ({
+      ...applyOperatorAction(s, action, reason, now, pool, mathRng),
+      figures: { trigger: 'operator' },
+    }));
+    const [summary] = await this.breakers.summarise([outcome.breaker]);
+    return { breaker: summary!, transitions: outcome.transitions.map(toView) };
+  }
+
+  private async liveInstances(now: number): Promise<number> {
+    const rows: { n: string }[] = await this.db.query(
+      'SELECT count(*) AS n FROM instances WHERE last_seen_at > $1',
+      [new Date(now - this.config.heartbeatTtlMs)],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+}

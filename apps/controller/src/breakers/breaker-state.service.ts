@@ -1,0 +1,126 @@
+import { Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  type Decision,
+  type GlobalBreakerState,
+  initialGlobalState,
+  type QuorumFiguresWire,
+} from '@recloser/core';
+import { DataSource, EntityManager } from 'typeorm';
+import { canonicalJson } from '../transitions/transition-chain.js';
+import type { TransitionEntity } from '../transitions/transition.entity.js';
+import { TransitionsService } from '../transitions/transitions.service.js';
+import { BreakerEntity } from './breaker.entity.js';
+
+export interface TransitionContext {
+  /** the breaker row as locked (before the decision) */
+  breaker: Readonly<BreakerEntity>;
+  /** controller clock, ms, read after the lock was taken */
+  now: number;
+  /** the transaction: read what the decision needs through it */
+  manager: EntityManager;
+}
+
+/** A core Decision plus what the controller records beside it. */
+export interface BreakerDecision extends Decision {
+  /** figures shown for the breaker from now on (e.g. the quorum that opened it) */
+  quorum?: QuorumFiguresWire;
+  /** instances whose verdicts formed the decision; stored on the breaker and on each transition row */
+  formedBy?: string[];
+  /** extra audit figures merged into each transition row (e.g. which trigger evaluated it) */
+  figures?: Record<string, unknown>;
+}
+
+export interface TransitionOutcome {
+  breaker: BreakerEntity;
+  transitions: TransitionEntity[];
+}
+
+const NO_QUORUM: QuorumFiguresWire = { open: 0, live: 0, threshold: 0 };
+
+/**
+ * The only writer of a breaker's global state. Postgres is the source of truth and every change
+ * happens under the row's lock, so any number of replicas behave as one.
+ */
+@Injectable()
+export class BreakerStateService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly transitions: TransitionsService,
+  ) {}
+
+  /** The breaker of (group, dependency), created CLOSED on first sight. Keeps its pool id current. */
+  async getOrCreate(group: string, dependency: string, poolId: string, now: number): Promise<BreakerEntity> {
+    const repo = this.db.getRepository(BreakerEntity);
+    let breaker = await repo.findOneBy({ group, dependency });
+    if (!breaker) {
+      const state = initialGlobalState(now);
+      await repo
+        .createQueryBuilder()
+        .insert()
+        .values({
+          group,
+          dependency,
+          region: null,
+          poolId,
+          state: state.state,
+          epoch: state.epoch,
+          globalState: state,
+          quorum: NO_QUORUM,
+          formedBy: [],
+          version: 1,
+        })
+        .orIgnore() // another replica created it at the same instant
+        .execute();
+      breaker = await repo.findOneByOrFail({ group, dependency });
+    }
+    if (breaker.poolId !== poolId) {
+      await repo.update({ id: breaker.id }, { poolId });
+      breaker.poolId = poolId;
+    }
+    return breaker;
+  }
+
+  async get(breakerId: string): Promise<BreakerEntity> {
+    const breaker = await this.db.getRepository(BreakerEntity).findOneBy({ id: breakerId });
+    if (!breaker) throw new NotFoundException(`breaker ${breakerId} not found`);
+    return breaker;
+  }
+
+  /**
+   * In one transaction: lock the breaker row (SELECT … FOR UPDATE), let `decide` apply a core
+   * decision to its current state, persist the next state and append its transition rows to the
+   * hash chain. `decide` returning null (or an unchanged state without transitions) writes nothing.
+   */
+  async transition(
+    breakerId: string,
+    decide: (
+      state: GlobalBreakerState,
+      ctx: TransitionContext,
+    ) => BreakerDecision | null | Promise<BreakerDecision | null>,
+  ): Promise<TransitionOutcome> {
+    return this.db.transaction(async (manager) => {
+      const repo = manager.getRepository(BreakerEntity);
+      const breaker = await repo.findOne({ where: { id: breakerId }, lock: { mode: 'pessimistic_write' } });
+      if (!breaker) throw new NotFoundException(`breaker ${breakerId} not found`);
+      const now = Date.now();
+      const decision = await decide(breaker.globalState, { breaker, now, manager });
+      if (!decision) return { breaker, transitions: [] };
+      const changed = canonicalJson(decision.next) !== canonicalJson(breaker.globalState);
+      if (!changed && decision.transitions.length === 0) return { breaker, transitions: [] };
+
+      breaker.globalState = decision.next;
+      breaker.state = decision.next.state;
+      breaker.epoch = decision.next.epoch;
+      if (decision.quorum) breaker.quorum = decision.quorum;
+      if (decision.formedBy) breaker.formedBy = [...decision.formedBy];
+      breaker.version += 1;
+      const saved = await repo.save(breaker);
+      const extra: { formedBy?: string[]; figures?: Record<string, unknown> } = {};
+      if (decision.formedBy) extra.formedBy = decision.formedBy;
+      if (decision.figures) extra.figures = decision.figures;
+      const rows = await this.transitions.append(manager, breakerId, decision.transitions, now, extra);
+      return { breaker: saved, transitions: rows };
+    });
+  }
+}

@@ -1,0 +1,23 @@
+import { Controller, Get, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { FleetKeyGuard } from '../auth/fleet-key.guard.js';
+import { Fleet, type FleetPrincipal } from '../auth/fleet-principal.js';
+import { BreakersService } from './breakers.service.js';
+import { BreakerListDto } from './dto/breaker-summary.dto.js';
+import { ListBreakersQuery } from './dto/list-breakers.query.js';
+
+@ApiTags('fleet')
+@ApiBearerAuth()
+@UseGuards(FleetKeyGuard)
+@Controller('v1/breakers')
+export class BreakersController {
+  constructor(private readonly breakers: BreakersService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: "Global state of each breaker the key can see (403 for a group outside the key's)",
+  })
+  async list(@Query() query: ListBreakersQuery, @Fleet() principal: FleetPrincipal): Promise<BreakerListDto> {
+    return { breakers: await this.breakers.list(query.group ? [query.group] : principal.groups) };
+  }
+}

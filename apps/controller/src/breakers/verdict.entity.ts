@@ -1,0 +1,36 @@
+import type { Evidence, ReportedState, TrafficClass } from '@recloser/core';
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** An instance's latest local verdict on one breaker (one row per breaker × instance, upserted). */
+@Entity({ name: 'verdicts' })
+@Index('IDX_verdicts_breaker_reported_at', ['breakerId', 'reportedAt'])
+export class VerdictEntity {
+  @PrimaryColumn({ name: 'breaker_id', type: 'uuid' })
+  breakerId: string;
+
+  @PrimaryColumn({ name: 'instance_id', type: 'text' })
+  instanceId: string;
+
+  @Column({ type: 'text' })
+  region: string;
+
+  @Column({ type: 'text' })
+  state: ReportedState;
+
+  /** the controller's own first-seen time of the current locally-open run (never the instance's clock) */
+  @Column({ name: 'open_since', type: 'timestamptz', nullable: true })
+  openSince: Date | null;
+
+  /** what the instance claimed, kept for operators only */
+  @Column({ name: 'reported_since', type: 'text', nullable: true })
+  reportedSince: string | null;
+
+  @Column({ type: 'jsonb' })
+  evidence: Evidence;
+
+  @Column({ type: 'jsonb', nullable: true })
+  demand: Record<TrafficClass, number> | null;
+
+  @Column({ name: 'reported_at', type: 'timestamptz' })
+  reportedAt: Date;
+}

@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DEFAULT_QUORUM, type QuorumPolicy } from '@recloser/core';
+import { Repository } from 'typeorm';
+import { FleetGroupEntity } from './fleet-group.entity.js';
+
+export interface GroupView {
+  group: string;
+  firstSeenAt: number;
+  quorum: QuorumPolicy;
+}
+
+/** Groups: first sight (which starts the group's learning period) and the quorum policy. */
+@Injectable()
+export class FleetGroupsService {
+  constructor(@InjectRepository(FleetGroupEntity) private readonly groups: Repository<FleetGroupEntity>) {}
+
+  /** The group, recorded as first seen at `now` if the controller never heard from it. */
+  async seen(group: string, now: number): Promise<GroupView> {
+    let row = await this.groups.findOneBy({ group });
+    if (!row) {
+      await this.groups
+        .createQueryBuilder()
+        .insert()
+        .values({ group, firstSeenAt: new Date(now), quorumFraction: null, quorumMinOpen: null })
+        .orIgnore()
+        .execute();
+      row = await this.groups.findOneByOrFail({ group });
+    }
+    return toView(row);
+  }
+
+  async get(group: string): Promise<GroupView | null> {
+    const row = await this.groups.findOneBy({ group });
+    return row ? toView(row) : null;
+  }
+
+  async all(): Promise<GroupView[]> {
+    return (await this.groups.find({ order: { group: 'ASC' } })).map(toView);
+  }
+
+  async setQuorum(group: string, policy: QuorumPolicy, now: number): Promise<GroupView> {
+    await this.groups
+      .createQueryBuilder()
+      .insert()
+      .values({
+        group,
+        firstSeenAt: new Date(now),
+        quorumFraction: policy.fraction,
+        quorumMinOpen: policy.minOpen,
+      })
+      .orUpdate(['quorum_fraction', 'quorum_min_open', 'updated_at'], ['group_name'])
+      .execute();
+    return toView(await this.groups.findOneByOrFail({ group }));
+  }
+}
+
+function toView(row: FleetGroupEntity): GroupView {
+  return {
+    group: row.group,
+    firstSeenAt: row.firstSeenAt.getTime(),
+    quorum: {
+      fraction: row.quorumFraction ?? DEFAULT_QUORUM.fraction,
+      minOpen: row.quorumMinOpen ?? DEFAULT_QUORUM.minOpen,
+    },
+  };
+}

@@ -1,0 +1,24 @@
+import { Body, Controller, Param, Put, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AdminGuard } from '../auth/admin.guard.js';
+import { GroupQuorumDto, SetQuorumDto } from './dto/set-quorum.dto.js';
+import { FleetGroupsService } from './fleet-groups.service.js';
+
+@ApiTags('admin')
+@ApiBearerAuth()
+@UseGuards(AdminGuard)
+@Controller('v1/admin/groups')
+export class GroupsController {
+  constructor(private readonly groups: FleetGroupsService) {}
+
+  @Put(':group/quorum')
+  @ApiOperation({ summary: "Set a group's quorum policy: K = max(minOpen, ceil(fraction × live))" })
+  async setQuorum(@Param('group') group: string, @Body() dto: SetQuorumDto): Promise<GroupQuorumDto> {
+    const view = await this.groups.setQuorum(
+      group,
+      { fraction: dto.fraction, minOpen: dto.minOpen },
+      Date.now(),
+    );
+    return { group: view.group, ...view.quorum };
+  }
+}

@@ -1,0 +1,33 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import type { HeartbeatResponse } from '@recloser/core';
+import { QuorumFiguresDto } from '../../breakers/dto/breaker-summary.dto.js';
+
+export class PlanGlobalDto {
+  @ApiProperty({ enum: ['closed', 'open', 'probing', 'ramping'] }) state:
+    'closed' | 'open' | 'probing' | 'ramping';
+  @ApiProperty() epoch: number;
+  @ApiProperty({ type: Number, nullable: true }) step: number | null;
+  @ApiProperty() steps: number;
+  @ApiProperty({ type: QuorumFiguresDto }) quorum: QuorumFiguresDto;
+}
+
+export class BreakerPlanDto {
+  @ApiProperty() dependency: string;
+  @ApiProperty() breakerId: string;
+  @ApiProperty({ type: PlanGlobalDto }) global: PlanGlobalDto;
+  @ApiPropertyOptional({
+    nullable: true,
+    description: 'this instance’s share of the ramp step, while RAMPING',
+  })
+  allowance: HeartbeatResponse['breakers'][number]['allowance'];
+  @ApiPropertyOptional({ nullable: true, description: 'a leased probe token, while PROBING' })
+  probe: HeartbeatResponse['breakers'][number]['probe'];
+  @ApiPropertyOptional({ nullable: true }) fallback: HeartbeatResponse['breakers'][number]['fallback'];
+}
+
+export class HeartbeatResponseDto implements HeartbeatResponse {
+  @ApiProperty() serverTime: string;
+  @ApiProperty() heartbeatIntervalMs: number;
+  @ApiProperty() leaseTtlMs: number;
+  @ApiProperty({ type: [BreakerPlanDto] }) breakers: BreakerPlanDto[];
+}

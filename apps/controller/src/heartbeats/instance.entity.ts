@@ -1,0 +1,21 @@
+import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** An instance's heartbeat row: presence, whatever it reports. */
+@Entity({ name: 'instances' })
+@Index('IDX_instances_group_last_seen', ['group', 'lastSeenAt'])
+export class InstanceEntity {
+  @PrimaryColumn({ name: 'group_name', type: 'text' })
+  group: string;
+
+  @PrimaryColumn({ name: 'instance_id', type: 'text' })
+  instanceId: string;
+
+  @Column({ type: 'text' })
+  region: string;
+
+  @Column({ name: 'first_seen_at', type: 'timestamptz' })
+  firstSeenAt: Date;
+
+  @Column({ name: 'last_seen_at', type: 'timestamptz' })
+  lastSeenAt: Date;
+}
