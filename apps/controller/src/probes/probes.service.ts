@@ -1,0 +1,164 @@
+// Probe tokens on demand (POST /v1/probes/lease) and probe results (POST /v1/probes/{token}/result).
+// The budget is the pool's, enforced by the Redis lease store (core decideProbeGrant in Lua); the
+// result feeds core onProbeResult through the breaker's locked transition.
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { mathRng, onProbeResult, type GlobalState } from '@recloser/core';
+import { DataSource } from 'typeorm';
+import { assertGroupAllowed, type FleetPrincipal } from '../auth/fleet-principal.js';
+import { BreakerStateService } from '../breakers/breaker-state.service.js';
+import { PoolsService } from '../pools/pools.service.js';
+import type { LeaseProbeDto, ProbeLeaseDto } from './dto/lease-probe.dto.js';
+import type { ProbeResultAcceptedDto, ProbeResultDto } from './dto/probe-result.dto.js';
+import { ProbeLeaseStore, type LeaseInfo, type LeaseOutcome } from './probe-lease.store.js';
+import { RetryLaterException } from './retry-later.exception.js';
+
+interface BreakerRow {
+  id: string;
+  group_name: string;
+  dependency: string;
+  state: GlobalState;
+  epoch: number;
+  global_state: { cooldownUntil?: number | null };
+}
+
+// what a client waits before asking again when the lease store (Redis) does not answer
+const STORE_DOWN_RETRY_MS = 1000;
+
+const REFUSALS: Record<'learning' | 'concurrency' | 'rate', string> = {
+  learning:
+    'probe budget is frozen: the lease store lost its data and waits one lease TTL before granting again',
+  concurrency: 'probe budget exhausted: the pool already has its maximum of live probe tokens',
+  rate: 'probe budget exhausted: the pool granted its maximum of probe tokens in the last second',
+};
+
+@Injectable()
+export class ProbesService {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly pools: PoolsService,
+    private readonly leases: ProbeLeaseStore,
+    private readonly breakerState: BreakerStateService,
+  ) {}
+
+  /**
+   * Only a PROBING breaker leases tokens. OPEN answers 429 with the time left in its cooldown (ask
+   * again then); CLOSED and RAMPING answer 409 (there is nothing to probe: call normally, or within
+   * the allowance).
+   */
+  async lease(dto: LeaseProbeDto): Promise<ProbeLeaseDto> {
+    const breaker = await this.findBreaker(dto.group, dto.dependency);
+    if (breaker.state === 'open') {
+      const left = (breaker.global_state.cooldownUntil ?? Date.now()) - Date.now();
+      throw new RetryLaterException(
+        429,
+        `breaker for dependency "${dto.dependency}" is open and cooling down; probing starts in about ${Math.max(0, Math.round(left))} ms`,
+        Math.max(left, 1),
+        { state: 'open' },
+      );
+    }
+    if (breaker.state !== 'probing') {
+      throw new ConflictException(
+        `breaker for dependency "${dto.dependency}" is ${breaker.state}: probe tokens are leased only while it is probing`,
+      );
+    }
+    const pool = await this.pools.resolve(dto.dependency);
+    const got = await this.storeCall(() =>
+      this.leases.grant({
+        pool: pool.id,
+        budget: pool.probe,
+        breakerId: breaker.id,
+        instanceId: dto.instanceId,
+        epoch: breaker.epoch,
+      }),
+    );
+    return this.toLease(got);
+  }
+
+  /**
+   * Releases the token and hands the outcome to core onProbeResult under the breaker's lock. A
+   * result from an older epoch changes nothing (core ignores it); the token is released either way.
+   */
+  async reportResult(
+    principal: FleetPrincipal,
+    token: string,
+    dto: ProbeResultDto,
+  ): Promise<ProbeResultAcceptedDto> {
+    const lease = await this.takeResult(principal, token);
+    const breaker = await this.breakerState.get(lease.breakerId);
+    const pool = await this.pools.resolve(breaker.dependency);
+    const outcome = await this.breakerState.transition(lease.breakerId, (state, ctx) =>
+      onProbeResult(
+        state,
+        {
+          outcome: dto.outcome,
+          latencyMs: dto.latencyMs,
+          ...(dto.ttftMs !== undefined ? { ttftMs: dto.ttftMs } : {}),
+          epoch: lease.epoch,
+        },
+        pool,
+        ctx.now,
+        mathRng,
+      ),
+    );
+    return { state: outcome.breaker.state, epoch: outcome.breaker.epoch };
+  }
+
+  /** Validates and releases the token: 409 for expired, released, lost or unknown tokens. */
+  private async takeResult(principal: FleetPrincipal, token: string): Promise<LeaseInfo> {
+    const info = await this.storeCall(() => this.leases.check(token));
+    if (!info) throw staleToken();
+    const rows: { group_name: string }[] = await this.db.query(
+      `SELECT group_name FROM breakers WHERE id = $1`,
+      [info.breakerId],
+    );
+    if (!rows[0]) throw staleToken();
+    assertGroupAllowed(principal, rows[0].group_name);
+    const released = await this.storeCall(() => this.leases.release(token));
+    if (!released) throw staleToken();
+    return released;
+  }
+
+  private toLease(got: LeaseOutcome): ProbeLeaseDto {
+    if (got.kind === 'granted' || got.kind === 'held') {
+      return { token: got.token, fencing: got.fencing, validForMs: got.validForMs };
+    }
+    if (got.kind === 'refused') {
+      throw new RetryLaterException(429, REFUSALS[got.reason], got.retryAfterMs, { reason: got.reason });
+    }
+    throw new Error('lease store answered "none" to a grant');
+  }
+
+  private async findBreaker(group: string, dependency: string): Promise<BreakerRow> {
+    const rows: BreakerRow[] = await this.db.query(
+      `SELECT id, group_name, dependency, state, epoch, global_state FROM breakers WHERE group_name = $1 AND dependency = $2`,
+      [group, dependency],
+    );
+    if (!rows[0]) {
+      throw new NotFoundException(
+        `no breaker for group "${group}" and dependency "${dependency}": instances create it with their heartbeats`,
+      );
+    }
+    return rows[0];
+  }
+
+  /** Redis trouble becomes a quick 503 with Retry-After: clients fall back, they do not hang. */
+  private async storeCall<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof RetryLaterException) throw err;
+      throw new RetryLaterException(
+        503,
+        `probe lease store unavailable: ${(err as Error).message}`,
+        STORE_DOWN_RETRY_MS,
+      );
+    }
+  }
+}
+
+function staleToken(): ConflictException {
+  return new ConflictException(
+    'probe token is not valid: it expired, was already reported, or was fenced off',
+  );
+}
