@@ -37,6 +37,7 @@ export class Recorder {
   readonly openInstances = new Series();
   readonly queueDepthByRegion = new Map<string, Series>();
   readonly globalStateBySecond: (GlobalState | null)[] = [];
+  readonly globalStepBySecond: (number | null)[] = [];
   readonly transitions: Transition[] = [];
   readonly probeLatencies: number[] = [];
   /** allowance-or-budget overruns the strategy itself noticed (must stay 0 for recloser) */
@@ -81,12 +82,15 @@ export class Recorder {
     at: number,
     openInstances: number,
     globalState: GlobalState | null,
+    globalStep: number | null,
     queues: Record<string, number>,
   ): void {
     const s = Math.floor(at / 1000);
     this.openInstances.max(s, openInstances);
     while (this.globalStateBySecond.length <= s) this.globalStateBySecond.push(null);
     this.globalStateBySecond[s] = globalState;
+    while (this.globalStepBySecond.length <= s) this.globalStepBySecond.push(null);
+    this.globalStepBySecond[s] = globalStep;
     for (const [region, depth] of Object.entries(queues)) {
       let series = this.queueDepthByRegion.get(region);
       if (!series) {

@@ -7,8 +7,11 @@
 // - timeToRecoveredMs: from the end of the outage to the start of the first STABLE_MS window in
 //   which no breaker opened (local or global) and accepted work averaged at least RECOVERED_SHARE of
 //   what the provider can sustainably serve this fleet (min(demand, capacity)). null = never.
-// - retripsAfterRecovery: breakers that were admitting traffic again after the outage and opened
-//   anew: local closed -> open transitions, and the controller's ramping/closed -> open.
+// - retripsAfterRecovery: after the outage, the breaker that decides for the fleet opened again
+//   after it had let traffic through: for strategies without a controller that is each instance's
+//   own breaker (closed -> open); for recloser it is the group's breaker (ramping/closed -> open).
+//   localOpensAfterOutage counts instance breakers closed -> open for every strategy, so nothing
+//   is hidden by that distinction.
 // - falseGlobalOpens: global opens while the provider was fully healthy (no outage, full capacity).
 import type { GlobalState } from '@recloser/core';
 import type { Recorder } from './Recorder.js';
@@ -27,6 +30,8 @@ export interface SeriesPoint {
   admittedByClass: Record<string, number>;
   openInstances: number;
   globalState: GlobalState | null;
+  /** the controller's ramp step at the end of the second (recloser), else null */
+  globalStep: number | null;
   queueDepth: number;
 }
 
@@ -38,9 +43,12 @@ export interface StrategyFigures {
   probes: number;
   probeLatencyP95Ms: number | null;
   timeToRecoveredMs: number | null;
+  /** false when the scenario has no outage (time until recovered does not apply) */
+  hadOutage: boolean;
   globalOpens: number;
   falseGlobalOpens: number;
   retripsAfterRecovery: number;
+  localOpensAfterOutage: number;
   maxQueueDepthByRegion: Record<string, number>;
   /** work units dropped because the backlog was full, and units that failed every retry */
   shedWork: number;
@@ -49,6 +57,8 @@ export interface StrategyFigures {
   isolatedInstances: string[];
   /** budget or allowance overruns seen during the run (must be empty for recloser) */
   budgetViolations: string[];
+  /** the group breaker's transitions (recloser) */
+  globalTransitions: { at: number; from: string; to: string }[];
   series: SeriesPoint[];
 }
 
@@ -62,6 +72,8 @@ export interface RunFacts {
   demandPerSec: number;
   maxQueueDepthByRegion: Record<string, number>;
   isolatedInstances: string[];
+  /** the strategy has a group breaker (recloser): re-trips are counted on it */
+  hasController: boolean;
 }
 
 function p95(values: number[]): number | null {
@@ -94,6 +106,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
       admittedByClass,
       openInstances: rec.openInstances.at(s),
       globalState: rec.globalStateBySecond[s] ?? null,
+      globalStep: rec.globalStepBySecond[s] ?? null,
       queueDepth,
     });
   }
@@ -109,7 +122,10 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
   const opens = rec.transitions.filter((t) => t.to === 'open');
   const globalOpens = opens.filter((t) => t.who === 'global');
   const after = f.outageEndMs ?? Number.POSITIVE_INFINITY;
-  const retrips = opens.filter((t) => t.at >= after && (t.from === 'closed' || t.from === 'ramping')).length;
+  const reopened = (t: { at: number; from: string }): boolean =>
+    t.at >= after && (t.from === 'closed' || t.from === 'ramping');
+  const localOpens = opens.filter((t) => t.who !== 'global' && reopened(t)).length;
+  const retrips = f.hasController ? globalOpens.filter(reopened).length : localOpens;
 
   let timeToRecoveredMs: number | null = null;
   if (f.outageEndMs !== null) {
@@ -138,14 +154,19 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     probes: sum((p) => p.probes),
     probeLatencyP95Ms: p95(rec.probeLatencies),
     timeToRecoveredMs,
+    hadOutage: f.outageEndMs !== null,
     globalOpens: globalOpens.length,
     falseGlobalOpens: globalOpens.filter((t) => providerHealthyAt(t.at, f)).length,
     retripsAfterRecovery: retrips,
+    localOpensAfterOutage: localOpens,
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,
     shedWork: rec.shedWork,
     failedWork: rec.failedWork,
     isolatedInstances: f.isolatedInstances,
     budgetViolations: rec.budgetViolations,
+    globalTransitions: rec.transitions
+      .filter((t) => t.who === 'global')
+      .map((t) => ({ at: Math.round(t.at), from: t.from, to: t.to })),
     series,
   };
 }

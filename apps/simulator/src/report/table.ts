@@ -22,6 +22,7 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
   ['global opens', (f) => String(f.globalOpens)],
   ['false global opens', (f) => String(f.falseGlobalOpens)],
   ['re-trips after recovery', (f) => String(f.retripsAfterRecovery)],
+  ['local opens after the outage', (f) => String(f.localOpensAfterOutage)],
   [
     'max queue depth per region',
     (f) =>

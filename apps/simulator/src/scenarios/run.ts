@@ -56,7 +56,13 @@ export async function runStrategy(
   sim.every(1000, 999, durationMs, () => {
     let open = 0;
     for (let i = 0; i < workers.length; i++) if (fleet.gate(i).isOpen()) open += 1;
-    recorder.sampleSecond(sim.now(), open, fleet.globalState(), provider.takeMaxQueueDepths());
+    recorder.sampleSecond(
+      sim.now(),
+      open,
+      fleet.globalState(),
+      fleet.globalStep?.() ?? null,
+      provider.takeMaxQueueDepths(),
+    );
   });
   for (const w of workers) w.start(durationMs);
   fleet.start(durationMs);
@@ -75,5 +81,6 @@ export async function runStrategy(
     demandPerSec,
     maxQueueDepthByRegion: provider.maxQueueDepthByRegion(),
     isolatedInstances: fleet.isolated?.() ?? [],
+    hasController: fleet.globalState() !== null,
   });
 }

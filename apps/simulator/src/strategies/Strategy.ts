@@ -1,7 +1,7 @@
 // A strategy is what every instance of a fleet runs in front of the provider. The scenario builds
 // the fleet, the provider and the workload; the strategy supplies the gates and anything that
 // coordinates them (for recloser, the SDK instances and an in-memory controller).
-import type { GlobalState } from '@recloser/core';
+import type { GlobalState, PoolConfig } from '@recloser/core';
 import type { Simulation } from '../engine/Simulation.js';
 import type { Recorder } from '../metrics/Recorder.js';
 import type { Provider } from '../provider/Provider.js';
@@ -32,6 +32,10 @@ export interface Fleet {
   start(untilMs: number): void;
   /** the controller's view, null for strategies without one */
   globalState(): GlobalState | null;
+  /** the controller's ramp step, null when not ramping or without a controller */
+  globalStep?(): number | null;
+  /** the pool the controller budgets with (recloser), for the invariants */
+  pool?(): PoolConfig;
   /** instances the controller reported isolated (open while the group is closed) during the run */
   isolated?(): string[];
 }

@@ -1,9 +1,158 @@
-// placeholder until the SDK lands (replaced below)
-import type { Strategy } from './Strategy.js';
+// recloser: every instance runs the real SDK (libs/client) on the simulated clock, talking to an
+// in-memory controller that composes the real core decisions. Nothing of the policy lives here:
+// this file only wires the SDK's allow()/record() to the workload and drives the tickers.
+import { createRecloser, type Breaker, type BreakerState, type Recloser } from '@recloser/client';
+import {
+  DEFAULT_POOL,
+  DEFAULT_QUORUM,
+  seededRng,
+  type LocalBreakerInit,
+  type Outcome,
+  type PoolConfig,
+} from '@recloser/core';
+import { InMemoryController } from '../controller/InMemoryController.js';
+import type { Simulation } from '../engine/Simulation.js';
+import type { CallGate, GateKind } from '../workload/CallGate.js';
+import type { Worker } from '../workload/Worker.js';
+import type { Fleet, Strategy, StrategyContext } from './Strategy.js';
+
+export const SIM_GROUP = 'sim-fleet';
+export const SIM_DEPENDENCY = 'llm-provider';
+export const HEARTBEAT_INTERVAL_MS = 1000;
+export const HEARTBEAT_TTL_MS = 5000;
+export const ISOLATION_AFTER_MS = 30_000;
+
+/**
+ * The application's tuning of each instance's local breaker: the SDK default's rule (every
+ * relevant call systemic), judged over a 10 s window of at least 3 calls instead of 3 busy ticks in
+ * a row, so an instance sending a fraction of a call a second (S7 at 5,000 instances) still
+ * reaches a verdict. With the per-tick default such an instance never opens, and neither does
+ * its group.
+ */
+export const SIM_LOCAL_BREAKER: LocalBreakerInit = {
+  mode: 'window',
+  windowTicks: 10,
+  failureRateThreshold: 1,
+  minWindowAttempts: 3,
+};
+
+/** The pool an operator would configure for this provider: the defaults, sized to its capacity. */
+export function poolFor(
+  ctx: Pick<StrategyContext, 'providerRatePerSec' | 'providerConcurrency'>,
+  trafficClass: string,
+): PoolConfig {
+  const pool = DEFAULT_POOL('sim-pool', SIM_DEPENDENCY);
+  pool.capacity = {
+    [trafficClass]: { ratePerSec: ctx.providerRatePerSec, concurrency: ctx.providerConcurrency },
+  };
+  pool.ramp = { ...pool.ramp, classOrder: [trafficClass] };
+  return pool;
+}
+
+/** The SDK breaker seen as the workload's gate. */
+class SdkGate implements CallGate {
+  constructor(
+    private readonly sim: Simulation,
+    private readonly breaker: Breaker,
+    private readonly trafficClass: string,
+  ) {}
+
+  acquire(): GateKind | null {
+    if (!this.breaker.allow(this.trafficClass)) return null;
+    // admitted while the group is down = the probe token's call; a local trial = a self-probe
+    const state = this.breaker.state;
+    return state === 'paused' || state === 'self_probe' ? 'probe' : 'call';
+  }
+
+  complete(_kind: GateKind, outcome: Outcome, latencyMs: number, retryAfterMs: number | undefined): void {
+    this.breaker.record(
+      outcome,
+      retryAfterMs === undefined
+        ? { latencyMs, trafficClass: this.trafficClass }
+        : { latencyMs, retryAfterMs, trafficClass: this.trafficClass },
+    );
+  }
+
+  wakeAt(): number | null {
+    const state = this.breaker.state;
+    // paused or not admitted: the next plan decides, and the ticker pumps the worker after it
+    if (state === 'paused' || state === 'fallback') return null;
+    const refusal = this.breaker.refusal(this.trafficClass);
+    if (refusal.reason === 'concurrency' || refusal.reason === 'not_admitted' || refusal.reason === 'paused')
+      return null;
+    return this.sim.now() + Math.max(1, refusal.retryAfterMs);
+  }
+
+  isOpen(): boolean {
+    const s: BreakerState = this.breaker.state;
+    return s === 'local_open' || s === 'self_probe' || s === 'paused';
+  }
+}
+
+/** SDK states as the recorder counts them: local_open is an open breaker, admitted traffic is closed. */
+function norm(s: BreakerState): string {
+  return s === 'local_open' ? 'open' : s === 'admitted' ? 'closed' : s;
+}
+
 export const recloser: Strategy = {
   name: 'recloser',
-  needs: 'the SDK (libs/client) — not landed yet',
-  build: () => {
-    throw new Error('not yet');
+  build(ctx: StrategyContext): Fleet {
+    const { sim, recorder } = ctx;
+    const trafficClass = ctx.workload.trafficClass;
+    const controller = new InMemoryController(sim.clock, seededRng(Math.floor(sim.rng.next() * 2 ** 31)), {
+      group: SIM_GROUP,
+      dependency: SIM_DEPENDENCY,
+      pool: poolFor(ctx, trafficClass),
+      quorum: DEFAULT_QUORUM,
+      heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
+      heartbeatTtlMs: HEARTBEAT_TTL_MS,
+      isolationAfterMs: ISOLATION_AFTER_MS,
+    });
+    controller.onTransition = (t) => recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to });
+    const sdks: Recloser[] = [];
+    const gates: SdkGate[] = [];
+    for (const inst of ctx.instances) {
+      const sdk = createRecloser({
+        instanceId: inst.id,
+        group: SIM_GROUP,
+        region: inst.region,
+        heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
+        clock: sim.clock,
+        rng: seededRng(Math.floor(sim.rng.next() * 2 ** 31)),
+        transport: controller,
+        autoStart: false,
+      });
+      const breaker = sdk.breaker(SIM_DEPENDENCY, {
+        defaultClass: trafficClass,
+        slowThresholdMs: ctx.workload.slowThresholdMs,
+        local: SIM_LOCAL_BREAKER,
+      });
+      breaker.onStateChange((e) =>
+        recorder.transition({ at: sim.now(), who: inst.id, from: norm(e.from), to: norm(e.to) }),
+      );
+      sdks.push(sdk);
+      gates.push(new SdkGate(sim, breaker, trafficClass));
+    }
+    let workers: Worker[] = [];
+    return {
+      gate: (i) => gates[i]!,
+      attach: (w) => {
+        workers = w;
+      },
+      start: (untilMs) => {
+        // the controller's job runs every second; each instance's ticker at its own phase
+        sim.every(1000, 500, untilMs, () => controller.tick());
+        sdks.forEach((sdk, i) => {
+          const worker = workers[i]!;
+          sim.every(HEARTBEAT_INTERVAL_MS, sim.rng.next() * HEARTBEAT_INTERVAL_MS, untilMs, () =>
+            sim.track(sdk.tick().then(() => worker.pump())),
+          );
+        });
+      },
+      globalState: () => controller.global.state,
+      globalStep: () => (controller.global.state === 'ramping' ? controller.global.step : null),
+      pool: () => controller.options.pool,
+      isolated: () => controller.isolated(),
+    };
   },
 };

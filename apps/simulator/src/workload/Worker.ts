@@ -31,7 +31,7 @@ export interface WorkloadOptions {
 export const DEFAULT_WORKLOAD: WorkloadOptions = {
   demandPerSec: 1,
   trafficClass: 'standard',
-  maxInflight: 10,
+  maxInflight: 2,
   maxBacklog: 120,
   retries: 2,
   retryBackoff: { baseMs: 200, maxMs: 2000, multiplier: 2, jitter: 0.5 },

@@ -1,0 +1,205 @@
+// How much does wrapping a call cost? Our allow()/execute() beside opossum's fire() and
+// cockatiel's execute(), all measured in one run on this machine against a bare `await fn()`.
+import { createRequire } from 'node:module';
+import { createRecloser, type Transport } from '@recloser/client';
+import type { HeartbeatResponse } from '@recloser/core';
+import { ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel';
+
+// opossum ships CommonJS without typings: describe the two calls we use.
+interface OpossumBreaker {
+  fire(): Promise<unknown>;
+  shutdown(): void;
+}
+type OpossumConstructor = new (
+  action: () => Promise<unknown>,
+  options?: Record<string, unknown>,
+) => OpossumBreaker;
+const require = createRequire(import.meta.url);
+const Opossum = require('opossum') as OpossumConstructor;
+
+/** The bench never ticks: the transport exists only to satisfy the SDK's constructor. */
+const idleTransport: Transport = {
+  heartbeat: async (): Promise<HeartbeatResponse> => ({
+    serverTime: new Date().toISOString(),
+    heartbeatIntervalMs: 1_000,
+    leaseTtlMs: 5_000,
+    breakers: [],
+  }),
+  probeResult: async () => undefined,
+  lease: async () => ({ token: 'unused', fencing: 0, validForMs: 0 }),
+};
+
+interface Candidate {
+  name: string;
+  /** runs `n` operations; returns something derived from them so nothing is optimised away */
+  loop(n: number): Promise<number> | number;
+}
+
+interface Measured {
+  name: string;
+  nsPerOp: number;
+}
+
+const ROUNDS = 7;
+
+/** One timed round of `ops` operations, in ns/op. */
+async function timeRound(candidate: Candidate, ops: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  const done = await candidate.loop(ops);
+  const ns = Number(process.hrtime.bigint() - start) / ops;
+  if (done < 0) console.log('unreachable'); // keeps the loop's result observable
+  return ns;
+}
+
+/**
+ * Median ns/op per candidate. Rounds are interleaved (A B C A B C …) so that load from anything
+ * else on the machine hits every candidate alike; a warm-up first lets the JIT settle.
+ */
+async function measureAll(candidates: Candidate[], opsPerRound: number): Promise<Measured[]> {
+  for (const c of candidates) await timeRound(c, Math.min(opsPerRound, 200_000));
+  const samples = candidates.map(() => [] as number[]);
+  for (let r = 0; r < ROUNDS; r++) {
+    for (let c = 0; c < candidates.length; c++)
+      samples[c]!.push(await timeRound(candidates[c]!, opsPerRound));
+  }
+  return candidates.map((c, i) => {
+    const sorted = samples[i]!.sort((a, b) => a - b);
+    return { name: c.name, nsPerOp: sorted[Math.floor(ROUNDS / 2)]! };
+  });
+}
+
+function buildCandidates(): { sync: Candidate[]; async: Candidate[]; cleanup: () => Promise<void> } {
+  const fn = async (): Promise<number> => 1;
+
+  const recloser = createRecloser({
+    instanceId: 'bench',
+    group: 'bench',
+    region: 'local',
+    transport: idleTransport,
+    autoStart: false,
+  });
+  const closed = recloser.breaker('closed-dependency');
+  const ramping = recloser.breaker('ramping-dependency');
+  // a ramp plan with an allowance far above what the loop asks for: measures the admission path
+  ramping.applyPlan(
+    {
+      dependency: 'ramping-dependency',
+      breakerId: 'b',
+      global: { state: 'ramping', epoch: 1, step: 5, steps: 6, quorum: { open: 0, live: 1, threshold: 2 } },
+      allowance: {
+        validForMs: 3_600_000,
+        classes: { standard: { ratePerSec: 1e12, burst: 1e12, concurrency: 1e12 } },
+      },
+      probe: null,
+      fallback: null,
+    },
+    recloser.clock.now(),
+    3_600_000,
+  );
+
+  const cockatiel = circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) });
+  const opossum = new Opossum(fn); // defaults, as most users run it (10 s timeout per call)
+
+  const sync: Candidate[] = [
+    {
+      name: 'recloser allow() (closed)',
+      loop: (n) => {
+        let admitted = 0;
+        for (let i = 0; i < n; i++) if (closed.allow()) admitted++;
+        return admitted;
+      },
+    },
+    {
+      name: 'recloser allow()+record() (ramping, admitted)',
+      loop: (n) => {
+        let admitted = 0;
+        for (let i = 0; i < n; i++) {
+          if (ramping.allow()) {
+            admitted++;
+            ramping.record('success', { latencyMs: 1 });
+          }
+        }
+        return admitted;
+      },
+    },
+  ];
+
+  const asyncLoop =
+    (call: () => Promise<unknown>) =>
+    async (n: number): Promise<number> => {
+      let done = 0;
+      for (let i = 0; i < n; i++) {
+        await call();
+        done++;
+      }
+      return done;
+    };
+
+  const asyncCandidates: Candidate[] = [
+    { name: 'bare await fn()', loop: asyncLoop(fn) },
+    { name: 'recloser execute() (closed)', loop: asyncLoop(() => closed.execute(fn)) },
+    { name: 'cockatiel@3 circuitBreaker.execute()', loop: asyncLoop(() => cockatiel.execute(fn)) },
+    { name: 'opossum@9 fire()', loop: asyncLoop(() => opossum.fire()) },
+  ];
+
+  return {
+    sync,
+    async: asyncCandidates,
+    cleanup: async () => {
+      opossum.shutdown();
+      await recloser.close();
+    },
+  };
+}
+
+function formatTable(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows
+    .map((r) =>
+      r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
+    )
+    .join('\n');
+}
+
+export async function run(): Promise<void> {
+  const syncOps = Number(process.env['BENCH_SYNC_OPS'] ?? 5_000_000);
+  const asyncOps = Number(process.env['BENCH_ASYNC_OPS'] ?? 500_000);
+  const { sync, async: asyncCandidates, cleanup } = buildCandidates();
+  const results: Measured[] = [];
+  try {
+    results.push(...(await measureAll(sync, syncOps)));
+    results.push(...(await measureAll(asyncCandidates, asyncOps)));
+  } finally {
+    await cleanup();
+  }
+
+  const ns = (name: string): number => results.find((r) => r.name === name)!.nsPerOp;
+  const bare = ns('bare await fn()');
+  const ours = ns('recloser execute() (closed)');
+  const rows: string[][] = [['candidate', 'ns/op', 'over bare await (ns)', 'x recloser execute()']];
+  for (const r of results) {
+    const isSync = sync.some((c) => c.name === r.name);
+    rows.push([
+      r.name,
+      r.nsPerOp.toFixed(1),
+      isSync ? '(sync, no await)' : (r.nsPerOp - bare).toFixed(1),
+      (r.nsPerOp / ours).toFixed(2),
+    ]);
+  }
+  console.log(
+    `\n## SDK overhead — Node ${process.version}, ${process.platform}/${process.arch}; median of ${ROUNDS} interleaved rounds ` +
+      `(${syncOps.toLocaleString('en')} sync ops, ${asyncOps.toLocaleString('en')} async ops per round)\n`,
+  );
+  console.log(formatTable(rows));
+  const overhead = (name: string): number => ns(name) - bare;
+  console.log(
+    `\nexecute() overhead over a bare await: recloser ${overhead('recloser execute() (closed)').toFixed(1)} ns, ` +
+      `cockatiel ${overhead('cockatiel@3 circuitBreaker.execute()').toFixed(1)} ns, ` +
+      `opossum ${overhead('opossum@9 fire()').toFixed(1)} ns`,
+  );
+  console.log(
+    `ratios (total ns/op): opossum fire() / recloser execute() = ${(ns('opossum@9 fire()') / ours).toFixed(2)}, ` +
+      `cockatiel execute() / recloser execute() = ${(ns('cockatiel@3 circuitBreaker.execute()') / ours).toFixed(2)}, ` +
+      `recloser execute() / recloser allow() = ${(ours / ns('recloser allow() (closed)')).toFixed(1)}`,
+  );
+}

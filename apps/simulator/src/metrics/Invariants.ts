@@ -1,0 +1,37 @@
+// What must hold for recloser in every run, checked from the per-second series: while the group
+// is OPEN or PROBING the fleet sends no more than the pool's probe budget, and while RAMPING no
+// more than the current step's allowance (rate for one second plus the burst the step hands out).
+// A second is judged only when the state (and step) were the same for the two seconds before it:
+// an instance learns a new plan at its next heartbeat, up to one interval later.
+import { stepBudget, type PoolConfig } from '@recloser/core';
+import type { SeriesPoint } from './Summary.js';
+
+export interface BudgetOverrun {
+  t: number;
+  state: string;
+  attempts: number;
+  limit: number;
+}
+
+export function probeAndRampOverruns(series: readonly SeriesPoint[], pool: PoolConfig): BudgetOverrun[] {
+  const out: BudgetOverrun[] = [];
+  for (let i = 2; i < series.length; i++) {
+    const [a, b, p] = [series[i - 2]!, series[i - 1]!, series[i]!];
+    const state = p.globalState;
+    if (state === null || a.globalState !== state || b.globalState !== state) continue;
+    if (state === 'open' || state === 'probing') {
+      const limit = pool.probe.ratePerSec;
+      if (p.attempts > limit) out.push({ t: p.t, state, attempts: p.attempts, limit });
+    } else if (state === 'ramping') {
+      if (p.globalStep === null || a.globalStep !== p.globalStep || b.globalStep !== p.globalStep) continue;
+      let limit = 0;
+      for (const cap of Object.values(stepBudget(pool, p.globalStep))) {
+        limit += cap.ratePerSec + Math.max(1, cap.concurrency);
+      }
+      limit = Math.ceil(limit);
+      if (p.attempts > limit)
+        out.push({ t: p.t, state: `ramping step ${p.globalStep}`, attempts: p.attempts, limit });
+    }
+  }
+  return out;
+}
