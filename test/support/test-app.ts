@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape; each test asserts the fields it needs */
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Redis } from 'ioredis';
 import { createControllerApp } from '../../apps/controller/src/app.factory.js';
 import { type TestDatabase, testDatabase } from './test-database.js';
 
@@ -96,8 +97,25 @@ export async function bootTestApp(
       closed = true;
       await app.close();
       await db.drop();
+      await dropRedisKeys(env.REDIS_URL!, `${env.RECLOSER_REDIS_PREFIX}:*`);
     },
   };
 }
 
 export const randomSuffix = (): string => randomBytes(4).toString('hex');
+
+/** Deletes this test's own Redis keys (its prefix only; the shared Redis is never flushed). */
+export async function dropRedisKeys(url: string, pattern: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true });
+  await redis.connect();
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}
