@@ -108,6 +108,7 @@ export class Breaker {
   readonly local: LocalBreaker;
   private readonly defaultClass: TrafficClass;
   private readonly classes = new Map<TrafficClass, ClassAdmission>();
+  private defaultSlot: ClassAdmission | null = null;
   private readonly clock: Clock;
   /** slow detection and custom classifiers need every call's latency */
   private readonly timesEveryCall: boolean;
@@ -181,10 +182,10 @@ export class Breaker {
   /** Runs `fn` if the breaker admits it, classifies the result, and records it. */
   async execute<T>(
     fn: (signal: AbortSignal | undefined) => Promise<T> | T,
-    options: ExecuteOptions = {},
+    options?: ExecuteOptions,
   ): Promise<T> {
-    const trafficClass = options.trafficClass ?? this.defaultClass;
-    const signal = options.signal;
+    const trafficClass = options?.trafficClass ?? this.defaultClass;
+    const signal = options?.signal;
     signal?.throwIfAborted();
     const admission = this.admit(trafficClass);
     if (admission === DENIED) throw this.refusal(trafficClass);
@@ -203,16 +204,13 @@ export class Breaker {
       throw err;
     }
     const latencyMs = timed ? this.clock.now() - startedAt : Number.NaN;
-    const classified = this.classifyValue(value, latencyMs);
-    this.settle(
-      admission,
-      trafficClass,
-      classified.outcome,
-      latencyMs,
-      undefined,
-      classified.retryAfterMs,
-      slot,
-    );
+    if (!this.timesEveryCall && !isResponseLike(value)) {
+      // the common case allocates nothing: a plain value from a call that did not throw
+      this.settle(admission, trafficClass, 'success', latencyMs, undefined, null, slot);
+    } else {
+      const c = this.classifyValue(value, latencyMs);
+      this.settle(admission, trafficClass, c.outcome, latencyMs, undefined, c.retryAfterMs, slot);
+    }
     return value;
   }
 
@@ -323,10 +321,13 @@ export class Breaker {
   }
 
   private slot(trafficClass: TrafficClass): ClassAdmission {
+    // most calls name no class: skip the map lookup for them
+    if (trafficClass === this.defaultClass && this.defaultSlot !== null) return this.defaultSlot;
     let slot = this.classes.get(trafficClass);
     if (slot === undefined) {
       slot = new ClassAdmission(this.clock); // once per class, never on the steady-state path
       this.classes.set(trafficClass, slot);
+      if (trafficClass === this.defaultClass) this.defaultSlot = slot;
     }
     return slot;
   }
