@@ -1,0 +1,99 @@
+// PUT/GET /v1/admin/pools on the real app (in-process, real Postgres and Redis): core validation
+// answers 400 naming every bad field, a dependency belongs to one pool, refused bodies change nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await bootTestApp();
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const good = {
+  dependencies: ['llm-provider'],
+  probe: { concurrency: 2, ratePerSec: 1, leaseTtlMs: 5000, cooldownMs: 30000 },
+  capacity: {
+    standard: { ratePerSec: 500, concurrency: 200 },
+    long_context: { ratePerSec: 20, concurrency: 10 },
+  },
+  ramp: {
+    steps: [0.01, 0.05, 0.1, 0.25, 0.5, 1.0],
+    dwellMs: 10000,
+    classOrder: ['standard', 'long_context'],
+    gates: {
+      minSuccessRate: 0.95,
+      maxLatencyP95Ms: 2000,
+      maxTtftP95Ms: 1500,
+      maxQueueAgeMs: 5000,
+      max429Rate: 0.02,
+    },
+  },
+  fallback: { ratePerSec: 0.2, ownersPerRegion: 2, regionWeights: { 'eu-west': 1, 'us-east': 1 } },
+};
+
+describe('pools admin API', () => {
+  it('stores the API.md example and shows it, defaults filled in', async () => {
+    const put = await t.admin('PUT', '/v1/admin/pools/llm-pool', good);
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({
+      id: 'llm-pool',
+      dependencies: ['llm-provider'],
+      probe: { concurrency: 2 },
+    });
+    expect(put.body.probe.probesToPass).toBeGreaterThanOrEqual(1);
+    expect((await t.admin('GET', '/v1/admin/pools/llm-pool')).body).toMatchObject({
+      ramp: { steps: good.ramp.steps },
+    });
+    const list = await t.admin('GET', '/v1/admin/pools');
+    expect(list.body.pools.map((p: { id: string }) => p.id)).toContain('llm-pool');
+  });
+
+  it('answers 400 naming each bad field, and leaves the stored pool as it was', async () => {
+    const bad = await t.admin('PUT', '/v1/admin/pools/llm-pool', {
+      dependencies: ['llm-provider'],
+      probe: { concurrency: -1 },
+      ramp: { steps: [0.5, 0.1, 7] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('ramp.steps');
+    expect(bad.body.message).toContain('probe.concurrency');
+    const after = await t.admin('GET', '/v1/admin/pools/llm-pool');
+    expect(after.body.ramp.steps).toEqual(good.ramp.steps);
+    expect(after.body.probe.concurrency).toBe(2);
+  });
+
+  it('answers 400 for bodies that are not pools at all and for reserved or malformed ids', async () => {
+    expect(
+      (await t.request('PUT', '/v1/admin/pools/x', { token: adminToken(), raw: '{"dependencies": [' }))
+        .status,
+    ).toBe(400);
+    const notObject = await t.admin('PUT', '/v1/admin/pools/x', [1, 2]);
+    expect(notObject.status).toBe(400);
+    const reserved = await t.admin('PUT', '/v1/admin/pools/default:llm', { dependencies: ['a'] });
+    expect(reserved.status).toBe(400);
+    expect(reserved.body.message).toMatch(/^id: /);
+    const wrongType = await t.admin('PUT', '/v1/admin/pools/typed', { probe: { leaseTtlMs: 'soon' } });
+    expect(wrongType.status).toBe(400);
+    expect(wrongType.body.message).toContain('probe.leaseTtlMs');
+  });
+
+  it('refuses (409) a dependency that already draws on another pool, naming both', async () => {
+    const clash = await t.admin('PUT', '/v1/admin/pools/other-pool', { dependencies: ['llm-provider'] });
+    expect(clash.status).toBe(409);
+    expect(clash.body.message).toContain('"llm-provider" already draws on pool "llm-pool"');
+    expect((await t.admin('GET', '/v1/admin/pools/other-pool')).status).toBe(404);
+  });
+
+  it('needs the admin token', async () => {
+    expect((await t.request('GET', '/v1/admin/pools')).status).toBe(401);
+    expect((await t.request('PUT', '/v1/admin/pools/x', { token: 'wrong', body: good })).status).toBe(401);
+  });
+});
+
+function adminToken(): string {
+  return String(t.env.RECLOSER_ADMIN_TOKEN);
+}
