@@ -13,6 +13,7 @@ import {
 } from '@recloser/core';
 import { Breaker, type BreakerHost, type BreakerOptions } from './breaker/Breaker.js';
 import { EventEmitter, type Event } from './common/Event.js';
+import { TransportError } from './errors/Errors.js';
 import { HttpTransport } from './transport/HttpTransport.js';
 import type { Transport } from './transport/Transport.js';
 
@@ -165,7 +166,9 @@ export class Recloser {
     if (this.closed) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.tick().then(() => this.schedule(this.intervalMs));
+      // keep beating even if a listener threw during the round
+      const next = () => this.schedule(this.intervalMs);
+      void this.tick().then(next, next);
     }, delayMs);
     if (this.unref) this.timer.unref?.();
   }
@@ -185,6 +188,15 @@ export class Recloser {
     try {
       response = await this.transport.heartbeat(request, this.aborter.signal);
     } catch (error) {
+      // close() aborted the request: that is not the controller going away
+      if (!this.closed) this.setReachable(false, error);
+      return { reachable: false, request, response: null, error };
+    }
+    if (typeof response !== 'object' || response === null || !Array.isArray(response.breakers)) {
+      const error = new TransportError(
+        'the controller answered the heartbeat without a breakers array',
+        null,
+      );
       this.setReachable(false, error);
       return { reachable: false, request, response: null, error };
     }

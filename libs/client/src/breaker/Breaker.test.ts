@@ -170,6 +170,37 @@ describe('Breaker with a faked controller: closed group', () => {
   });
 });
 
+describe('Breaker with a faked controller: robustness', () => {
+  it('treats a malformed heartbeat answer as unreachable instead of throwing', async () => {
+    const { controller, recloser, llm } = setup();
+    controller.heartbeat = async () => ({}) as HeartbeatResponse;
+    const result = await recloser.tick();
+    expect(result.reachable).toBe(false);
+    expect(llm.state).toBe('fallback');
+  });
+
+  it('keeps its local breaker across a restart through toJSON and local.initialState', async () => {
+    const { clock, recloser, llm } = setup();
+    for (let t = 0; t < 3; t++) {
+      for (let i = 0; i < 5; i++) await llm.execute(refused).catch(() => undefined);
+      clock.advance(1_000);
+      await recloser.tick();
+    }
+    const saved = JSON.parse(JSON.stringify(llm.toJSON()));
+    const again = createRecloser({
+      instanceId: 'w-1',
+      group: 'orders',
+      region: 'eu-west',
+      clock,
+      transport: new FakedController(),
+      autoStart: false,
+    });
+    const restored = again.breaker('llm', { local: { initialState: saved } });
+    expect(restored.state).toBe('local_open');
+    expect(restored.allow()).toBe(false);
+  });
+});
+
 describe('Breaker with a faked controller: plans', () => {
   it('pauses on a plan saying open: zero attempts, even long after the local cooldown', async () => {
     const { clock, controller, recloser, llm } = setup();

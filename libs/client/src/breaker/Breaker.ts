@@ -9,6 +9,7 @@ import {
   type Clock,
   type GlobalState,
   type LocalBreakerInit,
+  type LocalBreakerSnapshot,
   type LocalBreakerState,
   type Outcome,
   type ProbeGrant,
@@ -297,6 +298,11 @@ export class Breaker {
     }
     this.plan.fire(plan);
     this.emitIfChanged();
+  }
+
+  /** The local breaker's state, to keep across a restart (pass it back as `local.initialState`). */
+  toJSON(): LocalBreakerSnapshot {
+    return this.local.toJSON();
   }
 
   /** Called by the Recloser when reachability changes, so events fire without waiting for a call. */
