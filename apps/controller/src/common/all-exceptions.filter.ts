@@ -2,6 +2,8 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply } from 'fastify';
 import { httpErrorBody, type HttpErrorBody } from './http-error-body.js';
 
+const BODY_TOO_LARGE = 'request body is larger than the 1 MiB limit';
+
 /** Maps Fastify's own client errors (bad JSON, body too large, wrong content type) to their status. */
 export function fastifyClientError(err: unknown): HttpErrorBody | null {
   const e = err as { statusCode?: unknown; code?: unknown; message?: unknown };
@@ -34,6 +36,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private toBody(exception: unknown): HttpErrorBody {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
+      if (status === 413) return httpErrorBody(413, BODY_TOO_LARGE);
       const response = exception.getResponse();
       if (typeof response === 'string') return httpErrorBody(status, response);
       const r = response as Record<string, unknown>;

@@ -5,7 +5,9 @@ export function describeValidationErrors(errors: ValidationError[], parent = '')
   return errors.flatMap((e) => {
     const path = parent ? `${parent}.${e.property}` : e.property;
     const own = Object.values(e.constraints ?? {}).map((m) =>
-      m.startsWith(`${e.property} `) ? `${path}${m.slice(e.property.length)}` : `${path}: ${m}`,
+      m.startsWith(e.property) && /^[ .]/.test(m.slice(e.property.length))
+        ? `${path}${m.slice(e.property.length)}`
+        : `${path}: ${m}`,
     );
     return [...own, ...describeValidationErrors(e.children ?? [], path)];
   });

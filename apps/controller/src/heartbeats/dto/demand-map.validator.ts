@@ -13,7 +13,10 @@ export function IsDemandMap(options: ValidationOptions = {}): PropertyDecorator 
       options,
       validator: {
         validate: (value: unknown) => demandProblem(value) === null,
-        defaultMessage: (args: ValidationArguments) => `${args.property} ${demandProblem(args.value)}`,
+        defaultMessage: (args: ValidationArguments) => {
+          const problem = demandProblem(args.value) ?? '';
+          return problem.startsWith('.') ? `${args.property}${problem}` : `${args.property} ${problem}`;
+        },
       },
     });
 }
