@@ -1,0 +1,115 @@
+// One breaker through the whole recovery on the real app (in-process, real Postgres, Redis and
+// BullMQ): quorum → OPEN → (ramp tick, cooldown) PROBING → a designated prober gets its token in the
+// heartbeat plan → probes pass → RAMPING with allowances that fit the step → gates hold → CLOSED,
+// every step in the transition log with the gate figures that justified it.
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFleetKey } from '../support/fleet-key.js';
+import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { verdict } from './support/fleet.js';
+
+let t: TestApp;
+let key: string;
+const group = 'ramp-group';
+const dependency = 'ramp-llm';
+const instances = ['a', 'b', 'c', 'd'];
+const STEP0_RATE = 0.5 * 40;
+
+beforeAll(async () => {
+  t = await bootTestApp();
+  key = (await createFleetKey(t, [group])).key;
+  const put = await t.admin('PUT', '/v1/admin/pools/ramp-pool', {
+    dependencies: [dependency],
+    probe: { concurrency: 1, ratePerSec: 10, leaseTtlMs: 5000, cooldownMs: 100, probesToPass: 2 },
+    capacity: { standard: { ratePerSec: 40, concurrency: 8 } },
+    ramp: { steps: [0.5, 1.0], dwellMs: 300, minSample: 5, classOrder: ['standard'] },
+  });
+  expect(put.status).toBe(200);
+});
+
+afterAll(async () => {
+  await t?.close();
+});
+
+const beat = (instanceId: string, state: 'open' | 'closed', demand?: Record<string, number>) =>
+  t.request('POST', '/v1/heartbeats', {
+    token: key,
+    body: { instanceId, group, region: 'eu-west', breakers: [verdict(dependency, state, demand)] },
+  });
+
+async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 150; i++) {
+    const got = await fn();
+    if (got !== undefined) return got;
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('global recovery of one breaker', () => {
+  it('goes OPEN → PROBING → RAMPING → CLOSED with designated probers, fitting allowances and gate figures', async () => {
+    // quorum opens it (after the learning period); the ramp tick ends the cooldown
+    await until('probing', async () => {
+      const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 })));
+      return plans.some((p) => p.body.breakers[0].global.state === 'probing') ? true : undefined;
+    });
+
+    // probing: exactly one instance (concurrency 1) is designated and gets its token in the plan
+    for (let passed = 0; passed < 2; passed++) {
+      const probe = await until('a designated prober', async () => {
+        const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 })));
+        const withProbe = plans.map((p) => p.body.breakers[0]).filter((b: any) => b.probe);
+        expect(withProbe.length).toBeLessThanOrEqual(1);
+        expect(plans.every((p) => p.body.breakers[0].allowance === null)).toBe(true);
+        return withProbe[0]?.probe;
+      });
+      const result = await t.request('POST', `/v1/probes/${probe.token}/result`, {
+        token: key,
+        body: { outcome: 'success', latencyMs: 50 },
+      });
+      expect(result.status).toBe(200);
+      const again = await t.request('POST', `/v1/probes/${probe.token}/result`, {
+        token: key,
+        body: { outcome: 'success', latencyMs: 50 },
+      });
+      expect(again.status).toBe(409);
+    }
+
+    // ramping: allowances by demand, never more than the step's budget in sum
+    const ramping = await until('ramping allowances', async () => {
+      const plans = await Promise.all(instances.map((id) => beat(id, 'closed', { standard: 10 })));
+      const bs = plans.map((p) => p.body.breakers[0]);
+      return bs.every((b: any) => b.global.state === 'ramping') ? bs : undefined;
+    });
+    const rate = ramping.reduce(
+      (s: number, b: any) => s + (b.allowance.classes.standard?.ratePerSec ?? 0),
+      0,
+    );
+    expect(rate).toBeGreaterThan(0);
+    expect(rate).toBeLessThanOrEqual(STEP0_RATE + 1e-9);
+    expect(ramping.every((b: any) => b.probe === null && b.allowance.validForMs > 0)).toBe(true);
+
+    // healthy evidence on admitted traffic: the gates hold, step 1, then CLOSED
+    const breakerId = ramping[0].breakerId as string;
+    await until('closed', async () => {
+      const plans = await Promise.all(instances.map((id) => beat(id, 'closed', { standard: 10 })));
+      return plans.every((p) => p.body.breakers[0].global.state === 'closed') ? true : undefined;
+    });
+
+    const log = await t.admin('GET', `/v1/admin/transitions?breakerId=${breakerId}`);
+    const path = log.body.transitions.map((x: any) => `${x.from}>${x.to}:${x.actor}`);
+    expect(path).toEqual(
+      expect.arrayContaining([
+        'closed>open:quorum',
+        'open>probing:cooldown',
+        'probing>ramping:probe',
+        'ramping>closed:ramp',
+      ]),
+    );
+    const stepUp = log.body.transitions.find((x: any) => x.from === 'ramping' && x.to === 'ramping');
+    expect(stepUp.figures.gates).toMatchObject({ outcome: 'pass' });
+    expect(stepUp.figures.gates.attempts).toBeGreaterThanOrEqual(5);
+    const closing = log.body.transitions.find((x: any) => x.to === 'closed' && x.actor === 'ramp');
+    expect(closing.figures.gates).toMatchObject({ outcome: 'pass', failed: [] });
+  });
+});
