@@ -23,18 +23,21 @@ export const HEARTBEAT_TTL_MS = 5000;
 export const ISOLATION_AFTER_MS = 30_000;
 
 /**
- * The application's tuning of each instance's local breaker: the SDK default's rule (every
- * relevant call systemic), judged over a 10 s window of at least 3 calls instead of 3 busy ticks in
- * a row, so an instance sending a fraction of a call a second (S7 at 5,000 instances) still
- * reaches a verdict. With the per-tick default such an instance never opens, and neither does
- * its group.
+ * Each instance's local breaker as an application would configure it: the SDK's defaults (3 busy
+ * ticks in a row, every relevant call systemic) when an instance sends at least a call a second.
+ * Below that a tick rarely holds 3 calls, so the default can never fire (and the group never
+ * opens); such an instance uses the SDK's window mode with the same rule (every relevant call
+ * systemic) over a window long enough to hold a few calls.
  */
-export const SIM_LOCAL_BREAKER: LocalBreakerInit = {
-  mode: 'window',
-  windowTicks: 10,
-  failureRateThreshold: 1,
-  minWindowAttempts: 3,
-};
+export function localBreakerFor(demandPerSec: number): LocalBreakerInit {
+  if (demandPerSec >= 1) return {};
+  return {
+    mode: 'window',
+    windowTicks: Math.min(60, Math.ceil(3 / demandPerSec)),
+    failureRateThreshold: 1,
+    minWindowAttempts: 3,
+  };
+}
 
 /** The pool an operator would configure for this provider: the defaults, sized to its capacity. */
 export function poolFor(
@@ -125,7 +128,7 @@ export const recloser: Strategy = {
       const breaker = sdk.breaker(SIM_DEPENDENCY, {
         defaultClass: trafficClass,
         slowThresholdMs: ctx.workload.slowThresholdMs,
-        local: SIM_LOCAL_BREAKER,
+        local: localBreakerFor(ctx.workload.demandPerSec),
       });
       breaker.onStateChange((e) =>
         recorder.transition({ at: sim.now(), who: inst.id, from: norm(e.from), to: norm(e.to) }),

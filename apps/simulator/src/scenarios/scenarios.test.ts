@@ -1,0 +1,130 @@
+// Short versions of S1, S2, S3 and S7 (small fleets, a few simulated minutes) asserting what must
+// hold for recloser. The full-length runs are the benchmark (`npm run sim -- all`), not tests.
+import { describe, expect, it } from 'vitest';
+import { probeAndRampOverruns } from '../metrics/Invariants.js';
+import type { StrategyFigures } from '../metrics/Summary.js';
+import { jittered, naive } from '../strategies/naive.js';
+import { poolFor, recloser } from '../strategies/recloser.js';
+import type { Strategy } from '../strategies/Strategy.js';
+import { runStrategy } from './run.js';
+import { providerFor, type ScenarioParams } from './Scenario.js';
+import { S1 } from './S1.js';
+import { S2 } from './S2.js';
+import { S3 } from './S3.js';
+import { s7Params } from './S7.js';
+
+/** A scenario shrunk to `instances` and `durationMs`, with its provider resized to the fleet. */
+function short(
+  base: ScenarioParams,
+  instances: number,
+  durationMs: number,
+  outage = base.outage,
+): ScenarioParams {
+  return {
+    ...base,
+    instances,
+    durationMs,
+    outage,
+    provider: providerFor(instances, base.workload.demandPerSec, base.provider),
+  };
+}
+
+const S1_SHORT = short(S1.params, 60, 150_000, { startMs: 10_000, durationMs: 20_000, recoveredFraction: 1 });
+const S2_SHORT = short(S2.params, 200, 240_000, {
+  startMs: 10_000,
+  durationMs: 20_000,
+  recoveredFraction: 0.1,
+});
+const S3_SHORT = short(S3.params, 60, 90_000);
+
+function poolOf(params: ScenarioParams) {
+  return poolFor(
+    { providerRatePerSec: params.provider.ratePerSec, providerConcurrency: params.provider.concurrency },
+    'standard',
+  );
+}
+
+const cache = new Map<string, Promise<StrategyFigures>>();
+function run(name: string, params: ScenarioParams, strategy: Strategy, seed = 7): Promise<StrategyFigures> {
+  const key = `${name}/${strategy.name}/${seed}`;
+  let p = cache.get(key);
+  if (!p) cache.set(key, (p = runStrategy(params, strategy, seed)));
+  return p;
+}
+
+describe('S1 short: a fleet trips together in an outage', () => {
+  it('naive shows a herd at recovery: many times the fleet size in one second', async () => {
+    const figures = await run('S1', S1_SHORT, naive);
+    expect(figures.peakAttemptsPerSec).toBeGreaterThanOrEqual(3 * S1_SHORT.instances);
+  });
+
+  it('recloser never exceeds the probe budget while probing nor the step allowance while ramping', async () => {
+    const figures = await run('S1', S1_SHORT, recloser);
+    expect(figures.series.some((p) => p.globalState === 'probing')).toBe(true);
+    expect(figures.series.some((p) => p.globalState === 'ramping')).toBe(true);
+    expect(probeAndRampOverruns(figures.series, poolOf(S1_SHORT))).toEqual([]);
+  });
+
+  it('recloser recovers with a wave far below the herd and no false global open', async () => {
+    const [r, n] = await Promise.all([run('S1', S1_SHORT, recloser), run('S1', S1_SHORT, naive)]);
+    expect(r.peakAttemptsPerSec).toBeLessThan(n.peakAttemptsPerSec / 5);
+    expect(r.globalOpens).toBeGreaterThanOrEqual(1);
+    expect(r.falseGlobalOpens).toBe(0);
+    expect(r.timeToRecoveredMs).not.toBeNull();
+  });
+});
+
+describe('S2 short: the provider comes back at 10 %', () => {
+  it('recloser settles without re-tripping and accepts at least as much as naive', async () => {
+    const [r, n] = await Promise.all([run('S2', S2_SHORT, recloser), run('S2', S2_SHORT, naive)]);
+    expect(r.series.some((p) => p.globalState === 'ramping')).toBe(true);
+    expect(r.retripsAfterRecovery).toBe(0);
+    expect(r.acceptedWork).toBeGreaterThanOrEqual(n.acceptedWork);
+    expect(probeAndRampOverruns(r.series, poolOf(S2_SHORT))).toEqual([]);
+  });
+
+  it('naive flaps: it never reaches a stable recovered state', async () => {
+    const n = await run('S2', S2_SHORT, naive);
+    expect(n.timeToRecoveredMs).toBeNull();
+    expect(n.probes).toBeGreaterThan(S2_SHORT.instances);
+  });
+});
+
+describe('S3 short: one broken host', () => {
+  it('recloser keeps the group closed and reports the broken host isolated', async () => {
+    const r = await run('S3', S3_SHORT, recloser);
+    expect(r.globalOpens).toBe(0);
+    expect(r.falseGlobalOpens).toBe(0);
+    // the broken host is the middle instance (run.ts spreads broken hosts over the fleet)
+    expect(r.isolatedInstances).toEqual(['i-31']);
+  });
+});
+
+describe('S7 short: fleet size', () => {
+  it("recloser's recovery peak is flat from 10 to 200 instances", async () => {
+    const at = (n: number) => ({ ...s7Params(n), durationMs: 130_000 });
+    const [small, large] = await Promise.all([
+      run('S7-10', at(10), recloser),
+      run('S7-200', at(200), recloser),
+    ]);
+    expect(large.peakAttemptsPerSec).toBeLessThanOrEqual(
+      Math.max(2 * small.peakAttemptsPerSec, small.peakAttemptsPerSec + 5),
+    );
+  });
+});
+
+describe('determinism', () => {
+  it('the same seed gives identical figures, another seed does not', async () => {
+    const a = await runStrategy(S1_SHORT, jittered, 11);
+    const b = await runStrategy(S1_SHORT, jittered, 11);
+    const c = await runStrategy(S1_SHORT, jittered, 12);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(JSON.stringify(c)).not.toBe(JSON.stringify(a));
+  });
+
+  it('recloser (SDK + in-memory controller) is reproducible from its seed', async () => {
+    const a = await runStrategy(S3_SHORT, recloser, 5);
+    const b = await runStrategy(S3_SHORT, recloser, 5);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+  });
+});
