@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { Worker } from 'bullmq';
 import { ControllerConfig } from '../config/controller-config.js';
@@ -9,7 +9,7 @@ import { JOB_QUEUE, JobName, QueueName } from './queue.constants.js';
 
 /** Finds every @JobHandler, checks each job has exactly one, and runs one BullMQ worker per queue. */
 @Injectable()
-export class JobWorkers implements OnApplicationBootstrap, OnApplicationShutdown {
+export class JobWorkers implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(JobWorkers.name);
   private readonly workers: Worker[] = [];
 
@@ -54,7 +54,8 @@ export class JobWorkers implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** before the database and Redis close (their onApplicationShutdown), so no job runs against a closed pool */
+  async onModuleDestroy(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.close()));
     this.workers.length = 0;
   }
