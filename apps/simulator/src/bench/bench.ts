@@ -1,8 +1,12 @@
 // `npm run bench`: runs every benchmark suite in sequence. Each suite exports `run(): Promise<void>`
 // and prints its own table. Name suites on the command line to run only those.
+import { run as controllerThroughput } from './controller-throughput.js';
 import { run as sdkOverhead } from './sdk-overhead.js';
 
-const suites: { name: string; run: () => Promise<void> }[] = [{ name: 'sdk-overhead', run: sdkOverhead }];
+const suites: { name: string; run: () => Promise<void> }[] = [
+  { name: 'sdk-overhead', run: sdkOverhead },
+  { name: 'controller-throughput', run: controllerThroughput },
+];
 
 const wanted = process.argv.slice(2);
 for (const suite of suites) {
