@@ -7,6 +7,7 @@ import {
   type QuorumFiguresWire,
 } from '@recloser/core';
 import { DataSource, EntityManager } from 'typeorm';
+import { countTransition } from '../telemetry/controller-metrics.js';
 import { canonicalJson } from '../transitions/transition-chain.js';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
 import { TransitionsService } from '../transitions/transitions.service.js';
@@ -99,7 +100,7 @@ export class BreakerStateService {
       ctx: TransitionContext,
     ) => BreakerDecision | null | Promise<BreakerDecision | null>,
   ): Promise<TransitionOutcome> {
-    return this.db.transaction(async (manager) => {
+    const outcome = await this.db.transaction(async (manager): Promise<TransitionOutcome> => {
       const repo = manager.getRepository(BreakerEntity);
       const breaker = await repo.findOne({ where: { id: breakerId }, lock: { mode: 'pessimistic_write' } });
       if (!breaker) throw new NotFoundException(`breaker ${breakerId} not found`);
@@ -122,5 +123,7 @@ export class BreakerStateService {
       const rows = await this.transitions.append(manager, breakerId, decision.transitions, now, extra);
       return { breaker: saved, transitions: rows };
     });
+    for (const r of outcome.transitions) countTransition(r.from, r.to, r.actor); // counted once committed
+    return outcome;
   }
 }

@@ -9,6 +9,7 @@ import { ControllerConfig } from '../config/controller-config.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { RecoveryPlanService } from '../ramp/recovery-plan.service.js';
+import { countHeartbeat } from '../telemetry/controller-metrics.js';
 import { type HeartbeatDto, toHeartbeatRequest } from './dto/heartbeat.dto.js';
 import { InstanceEntity } from './instance.entity.js';
 
@@ -80,6 +81,7 @@ export class HeartbeatsService {
         }),
       );
     }
+    countHeartbeat();
     return {
       serverTime: new Date(now).toISOString(),
       heartbeatIntervalMs: this.config.heartbeatIntervalMs,

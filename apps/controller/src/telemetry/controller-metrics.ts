@@ -1,0 +1,22 @@
+import { metrics } from '@opentelemetry/api';
+
+// Instruments are created lazily from the global meter: a no-op until startTelemetry() ran, so
+// in-process tests and scripts pay nothing.
+const meter = () => metrics.getMeter('recloser-controller');
+
+let heartbeats: ReturnType<ReturnType<typeof meter>['createCounter']> | null = null;
+let transitions: ReturnType<ReturnType<typeof meter>['createCounter']> | null = null;
+
+/** recloser_heartbeats_total: heartbeats accepted. */
+export function countHeartbeat(): void {
+  (heartbeats ??= meter().createCounter('recloser_heartbeats', { description: 'heartbeats accepted' })).add(
+    1,
+  );
+}
+
+/** recloser_transitions_total{from,to,actor}: global breaker state changes written to the log. */
+export function countTransition(from: string, to: string, actor: string): void {
+  (transitions ??= meter().createCounter('recloser_transitions', {
+    description: 'global breaker transitions written to the log',
+  })).add(1, { from, to, actor });
+}
