@@ -55,8 +55,9 @@ local held = redis.call('GET', KEYS[6])
 if held then
   local exp = redis.call('ZSCORE', KEYS[1], held)
   if exp then
-    local fencing = redis.call('HGET', ARGV[10] .. 'token:' .. held, 'fencing')
-    if fencing then return {'held', held, tonumber(fencing), tonumber(exp), now} end
+    -- a token of an older epoch still counts against the budget, but its result would be stale
+    local f = redis.call('HMGET', ARGV[10] .. 'token:' .. held, 'fencing', 'epoch')
+    if f[1] and f[2] == ARGV[8] then return {'held', held, tonumber(f[1]), tonumber(exp), now} end
   end
 end
 if ARGV[9] == '1' then return {'none', now} end

@@ -61,6 +61,8 @@ describe('ProbeLeaseStore', () => {
     const again = await store.grant(req);
     expect(again).toMatchObject({ kind: 'held', token: tokenOf(first) });
     expect(await store.held(request('p-held'))).toMatchObject({ kind: 'none' });
+    // in a later epoch the old token is not handed out again (its result would be stale)
+    expect(await store.held({ ...req, epoch: 2 })).toMatchObject({ kind: 'none' });
   });
 
   it('gives fencing numbers that only go up, and releases a token exactly once', async () => {
