@@ -90,6 +90,8 @@ describe('Breaker with a faked controller: closed group', () => {
     await expect(llm.execute(refused)).rejects.toThrow('ECONNREFUSED');
     expect(pay.allow('small')).toBe(true);
     pay.record('client_error', { latencyMs: 3, trafficClass: 'small' });
+    expect(pay.allow()).toBe(true);
+    pay.record('success'); // no info: counted, untimed
     clock.advance(2_000);
     await recloser.tick();
     expect(controller.heartbeats).toHaveLength(1);
@@ -104,8 +106,8 @@ describe('Breaker with a faked controller: closed group', () => {
     });
     expect(hb.breakers[1]).toMatchObject({
       dependency: 'payments',
-      evidence: { attempts: 1, byClass: { client_error: 1 } },
-      demand: { small: 0.5 },
+      evidence: { attempts: 2, successes: 1, byClass: { client_error: 1 }, latencyP95Ms: 3 },
+      demand: { small: 0.5, standard: 0.5 },
     });
   });
 

@@ -215,8 +215,11 @@ export class Breaker {
     return value;
   }
 
-  /** Records the outcome of a call that allow() admitted (for callers that do not use execute()). */
-  record(outcome: Outcome, info: RecordInfo): void {
+  /**
+   * Records the outcome of a call that allow() admitted (for callers that do not use execute()).
+   * Without `info.latencyMs` the call counts as untimed: evidence, but no latency sample.
+   */
+  record(outcome: Outcome, info: Partial<RecordInfo> = {}): void {
     const trafficClass = info.trafficClass ?? this.defaultClass;
     const admission: Admission =
       this.probeInFlight !== null
@@ -226,7 +229,14 @@ export class Breaker {
           : this.mode === 'ramping'
             ? RAMP
             : LOCAL;
-    this.settle(admission, trafficClass, outcome, info.latencyMs, info.ttftMs, info.retryAfterMs ?? null);
+    this.settle(
+      admission,
+      trafficClass,
+      outcome,
+      info.latencyMs ?? Number.NaN,
+      info.ttftMs,
+      info.retryAfterMs ?? null,
+    );
   }
 
   /** Why a call of this class would be refused now, and for how long (for BreakerOpenError). */
