@@ -4,9 +4,11 @@ import {
   type BreakerPlan,
   type GlobalState,
   type HeartbeatRequest,
+  type Outcome,
   type HeartbeatResponse,
   type ProbeResultRequest,
 } from '@recloser/core';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isBreakerOpenError, TransportError } from '../errors/Errors.js';
 import { createRecloser } from '../Recloser.js';
@@ -398,5 +400,97 @@ describe('Breaker with a faked controller: fallback', () => {
       expect(probeTimes[i]! - probeTimes[i - 1]!).toBeGreaterThanOrEqual(5_000);
     const gaps = new Set(probeTimes.slice(1).map((t, i) => t - probeTimes[i]!));
     expect(gaps.size).toBeGreaterThan(1); // randomised, not in step
+  });
+});
+
+describe('Breaker with a faked controller: properties', () => {
+  type Op =
+    { kind: 'advance'; ms: number } | { kind: 'tick'; token: boolean } | { kind: 'call'; outcome: Outcome };
+  const opArb: fc.Arbitrary<Op> = fc.oneof(
+    fc.record({ kind: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 8_000 }) }),
+    fc.record({ kind: fc.constant('tick' as const), token: fc.boolean() }),
+    fc.record({
+      kind: fc.constant('call' as const),
+      outcome: fc.constantFrom<Outcome>(
+        'success',
+        'overload',
+        'network',
+        'client_error',
+        'cancelled',
+        'rate_limited',
+      ),
+    }),
+  );
+
+  it('while the group is open or probing, admits no more calls than probe tokens were granted', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<GlobalState>('open', 'probing'),
+        fc.array(opArb, { maxLength: 120 }),
+        async (state, ops) => {
+          const { clock, controller, recloser, llm } = setup();
+          let tokens = 0;
+          let admitted = 0;
+          controller.setPlan('llm', state);
+          await recloser.tick();
+          for (const op of ops) {
+            if (op.kind === 'advance') clock.advance(op.ms);
+            else if (op.kind === 'tick') {
+              const probe = op.token ? { token: `t-${++tokens}`, fencing: tokens, validForMs: 5_000 } : null;
+              controller.setPlan('llm', state, { probe });
+              await recloser.tick();
+            } else if (llm.allow()) {
+              admitted += 1;
+              // a cancelled probe hands its token back, so only count calls that used one up
+              if (op.outcome === 'cancelled') admitted -= 1;
+              llm.record(op.outcome, { latencyMs: 1 });
+            }
+          }
+          expect(admitted).toBeLessThanOrEqual(tokens);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('during a ramp never exceeds burst + rate·t calls nor the concurrency of the allowance', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          ratePerSec: fc.double({ min: 0, max: 50, noNaN: true }),
+          burst: fc.integer({ min: 0, max: 10 }),
+          concurrency: fc.integer({ min: 0, max: 5 }),
+        }),
+        fc.array(fc.oneof(fc.integer({ min: 0, max: 700 }), fc.constant(-1)), { maxLength: 200 }),
+        async (allowance, steps) => {
+          const { clock, controller, recloser, llm } = setup();
+          controller.setPlan('llm', 'ramping', {
+            allowance: { validForMs: 60_000, classes: { standard: allowance } },
+          });
+          await recloser.tick();
+          const start = clock.now();
+          let admitted = 0;
+          let inFlight = 0;
+          for (const step of steps) {
+            if (step === -1) {
+              if (inFlight > 0) {
+                inFlight -= 1;
+                llm.record('success', { latencyMs: 1 });
+              }
+              continue;
+            }
+            clock.advance(step);
+            while (llm.allow()) {
+              admitted += 1;
+              inFlight += 1;
+              expect(inFlight).toBeLessThanOrEqual(allowance.concurrency);
+            }
+          }
+          const elapsedSec = (clock.now() - start) / 1000;
+          expect(admitted).toBeLessThanOrEqual(allowance.burst + allowance.ratePerSec * elapsedSec + 1e-6);
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
