@@ -1,6 +1,5 @@
 // The edges of POST /v1/probes/lease and /v1/probes/{token}/result on the real app (in-process):
 // which state answers what, and bad input is a 4xx naming the field, never a 500.
-/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
