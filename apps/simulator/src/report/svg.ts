@@ -14,10 +14,24 @@ interface Panel {
   pick: { label: string; value: (p: SeriesPoint) => number }[];
 }
 
-const COLOURS = ['#d62728', '#ff7f0e', '#1f77b4', '#2ca02c', '#9467bd', '#8c564b', '#e377c2', '#17becf'];
+const COLOURS = [
+  '#d62728',
+  '#ff7f0e',
+  '#1f77b4',
+  '#2ca02c',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#bcbd22',
+  '#7f7f7f',
+  '#aec7e8',
+  '#ffbb78',
+];
 const DASHES = ['', '6 3', '2 3', '8 3 2 3'];
 const W = 960;
-const PANEL_H = 220;
+const MIN_PANEL_H = 220;
+const LEGEND_ROW = 14;
 const M = { left: 70, right: 190, top: 34, bottom: 34 };
 
 const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -28,9 +42,15 @@ function classesOf(lines: ChartLine[]): string[] {
   return [...set].sort();
 }
 
-function panelSvg(panel: Panel, lines: ChartLine[], y0: number, outageS: [number, number] | null): string {
+function panelSvg(
+  panel: Panel,
+  lines: ChartLine[],
+  y0: number,
+  panelH: number,
+  outageS: [number, number] | null,
+): string {
   const plotW = W - M.left - M.right;
-  const plotH = PANEL_H - M.top - M.bottom;
+  const plotH = panelH - M.top - M.bottom;
   const tMax = Math.max(1, ...lines.map((l) => l.series.length));
   let vMax = 1;
   for (const l of lines)
@@ -63,6 +83,13 @@ function panelSvg(panel: Panel, lines: ChartLine[], y0: number, outageS: [number
     );
   }
   let legendY = 0;
+  const legend = (colour: string, dash: string, label: string): void => {
+    out.push(
+      `<line x1="${plotW + 12}" x2="${plotW + 32}" y1="${legendY + 6}" y2="${legendY + 6}" stroke="${colour}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
+      `<text x="${plotW + 36}" y="${legendY + 10}" font-size="11">${esc(label)}</text>`,
+    );
+    legendY += LEGEND_ROW;
+  };
   lines.forEach((line, li) => {
     const colour = COLOURS[li % COLOURS.length]!;
     panel.pick.forEach((k, ki) => {
@@ -71,14 +98,12 @@ function panelSvg(panel: Panel, lines: ChartLine[], y0: number, outageS: [number
       out.push(
         `<polyline fill="none" stroke="${colour}" stroke-width="1.3"${dash ? ` stroke-dasharray="${dash}"` : ''} points="${pts}"/>`,
       );
-      const label = panel.pick.length > 1 ? `${line.name} · ${k.label}` : line.name;
-      out.push(
-        `<line x1="${plotW + 12}" x2="${plotW + 32}" y1="${legendY + 6}" y2="${legendY + 6}" stroke="${colour}" stroke-width="2"${dash ? ` stroke-dasharray="${dash}"` : ''}/>`,
-        `<text x="${plotW + 36}" y="${legendY + 10}" font-size="11">${esc(label)}</text>`,
-      );
-      legendY += 15;
     });
+    legend(colour, '', line.name);
   });
+  // several values per line: one dash pattern per value
+  if (panel.pick.length > 1)
+    panel.pick.forEach((k, ki) => legend('#555', DASHES[ki % DASHES.length]!, k.label));
   out.push('</g>');
   return out.join('\n');
 }
@@ -102,8 +127,10 @@ export function chartSvg(title: string, lines: ChartLine[], outageS: [number, nu
       pick: [{ label: 'accepted', value: (p) => p.accepted }],
     },
   ];
-  const height = panels.length * PANEL_H + 40;
-  const body = panels.map((p, i) => panelSvg(p, lines, 30 + i * PANEL_H, outageS)).join('\n');
+  const legendRows = lines.length + classes.length;
+  const panelH = Math.max(MIN_PANEL_H, M.top + M.bottom + legendRows * LEGEND_ROW);
+  const height = panels.length * panelH + 40;
+  const body = panels.map((p, i) => panelSvg(p, lines, 30 + i * panelH, panelH, outageS)).join('\n');
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}" font-family="sans-serif">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
