@@ -2,6 +2,9 @@
 // whose grant rule is core `decideProbeGrant`, applied atomically by a Lua script on the Redis
 // server's clock. Fencing numbers come from blocks reserved in Postgres (durable high-water mark);
 // a marker key tells the store when Redis lost its data, and then it grants nothing for one lease TTL.
+// Assumes Redis loses lease data whole (restart without persistence): a Redis restored from an older
+// snapshot keeps its marker and could re-issue numbers of its last block, so run the lease Redis
+// without RDB/AOF (or with appendfsync always).
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { ProbeBudget } from '@recloser/core';
