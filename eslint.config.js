@@ -14,7 +14,10 @@ export default tseslint.config(
     files: ['libs/core/src/**/*.ts'],
     ignores: ['libs/core/src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: ['@nestjs/*', 'typeorm', 'ioredis', 'bullmq', 'pg', 'node:*'] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: ['@nestjs/*', 'typeorm', 'ioredis', 'bullmq', 'pg', 'node:*'] },
+      ],
     },
   },
 );

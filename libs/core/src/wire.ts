@@ -3,14 +3,7 @@
 
 /** The classified result of one call (see outcome/Outcome.ts for the classification table). */
 export type Outcome =
-  | 'success'
-  | 'slow'
-  | 'overload'
-  | 'network'
-  | 'rate_limited'
-  | 'auth'
-  | 'client_error'
-  | 'cancelled';
+  'success' | 'slow' | 'overload' | 'network' | 'rate_limited' | 'auth' | 'client_error' | 'cancelled';
 
 /** Outcomes counted per class in a verdict's evidence (success and cancelled are not failures). */
 export type EvidenceClass = 'overload' | 'network' | 'rate_limited' | 'auth' | 'client_error' | 'slow';
@@ -25,7 +18,13 @@ export const EVIDENCE_CLASSES: readonly EvidenceClass[] = [
 
 /** An instance's local state as reported in a heartbeat. */
 export type ReportedState = 'closed' | 'open' | 'half_open' | 'paused' | 'fallback';
-export const REPORTED_STATES: readonly ReportedState[] = ['closed', 'open', 'half_open', 'paused', 'fallback'];
+export const REPORTED_STATES: readonly ReportedState[] = [
+  'closed',
+  'open',
+  'half_open',
+  'paused',
+  'fallback',
+];
 
 /** The controller's global state of a breaker. */
 export type GlobalState = 'closed' | 'open' | 'probing' | 'ramping';
