@@ -60,6 +60,19 @@ describe('probe endpoints', () => {
     expect(r.body.message).toContain('cooling down');
   });
 
+  it('409 while an operator holds the breaker open', async () => {
+    const plan = await beat('i1', 'held', 'closed');
+    const breakerId = plan.body.breakers[0].breakerId as string;
+    const forced = await t.admin('POST', `/v1/admin/breakers/${breakerId}/actions`, {
+      action: 'force_open',
+      reason: 'provider maintenance',
+    });
+    expect(forced.status).toBeLessThan(300);
+    const r = await lease({ instanceId: 'i1', group, dependency: 'held' });
+    expect(r.status).toBe(409);
+    expect(r.body.message).toContain('operator');
+  });
+
   it('400 naming the field for bad lease and result bodies', async () => {
     const missing = await lease({ group, dependency: 'slow' });
     expect(missing.status).toBe(400);

@@ -8,6 +8,7 @@ import { DataSource } from 'typeorm';
 import { assertGroupAllowed, type FleetPrincipal } from '../auth/fleet-principal.js';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
 import { PoolsService } from '../pools/pools.service.js';
+import { RAMP_TICK_MS } from '../ramp/ramp-tick.handler.js';
 import type { LeaseProbeDto, ProbeLeaseDto } from './dto/lease-probe.dto.js';
 import type { ProbeResultAcceptedDto, ProbeResultDto } from './dto/probe-result.dto.js';
 import { ProbeLeaseStore, type LeaseInfo, type LeaseOutcome } from './probe-lease.store.js';
@@ -19,7 +20,7 @@ interface BreakerRow {
   dependency: string;
   state: GlobalState;
   epoch: number;
-  global_state: { cooldownUntil?: number | null };
+  global_state: { cooldownUntil?: number | null; operatorHold?: boolean };
 }
 
 // what a client waits before asking again when the lease store (Redis) does not answer
@@ -43,17 +44,23 @@ export class ProbesService {
 
   /**
    * Only a PROBING breaker leases tokens. OPEN answers 429 with the time left in its cooldown (ask
-   * again then); CLOSED and RAMPING answer 409 (there is nothing to probe: call normally, or within
-   * the allowance).
+   * again then), or 409 when an operator holds it open; CLOSED and RAMPING answer 409 (there is
+   * nothing to probe: call normally, or within the allowance).
    */
   async lease(dto: LeaseProbeDto): Promise<ProbeLeaseDto> {
     const breaker = await this.findBreaker(dto.group, dto.dependency);
+    if (breaker.state === 'open' && breaker.global_state.operatorHold) {
+      throw new ConflictException(
+        `breaker for dependency "${dto.dependency}" is held open by an operator: no probing until resume_ramp or force_close`,
+      );
+    }
     if (breaker.state === 'open') {
-      const left = (breaker.global_state.cooldownUntil ?? Date.now()) - Date.now();
+      const left = Math.max(0, (breaker.global_state.cooldownUntil ?? 0) - Date.now());
+      // PROBING begins at the first ramp tick after the cooldown: asking sooner than a tick is wasted
       throw new RetryLaterException(
         429,
-        `breaker for dependency "${dto.dependency}" is open and cooling down; probing starts in about ${Math.max(0, Math.round(left))} ms`,
-        Math.max(left, 1),
+        `breaker for dependency "${dto.dependency}" is open and cooling down; probing starts in about ${Math.round(left)} ms`,
+        Math.max(left, RAMP_TICK_MS),
         { state: 'open' },
       );
     }
