@@ -69,6 +69,24 @@ function printResult(result: ScenarioResult): string {
 
 export function markdownFor(result: ScenarioResult): string {
   const out: string[] = [];
+  if (result.sizes.length > 1) {
+    const names = result.sizes[0]!.columns.filter((c) => c.figures).map((c) => c.name);
+    out.push(
+      `**${result.scenario.id}** — peak attempts/s during recovery by fleet size (seed ${result.seed})`,
+      '',
+    );
+    out.push(
+      `| instances | ${names.map((n) => `\`${n}\``).join(' | ')} |`,
+      `|---:|${names.map(() => '---:').join('|')}|`,
+    );
+    for (const size of result.sizes) {
+      const cells = names.map((n) =>
+        String(size.columns.find((c) => c.name === n)!.figures!.peakAttemptsPerSec),
+      );
+      out.push(`| ${size.instances} | ${cells.join(' | ')} |`);
+    }
+    out.push('');
+  }
   for (const size of result.sizes) {
     out.push(
       `**${result.scenario.id}** — ${result.scenario.title}: ${size.instances} instances, seed ${result.seed}`,

@@ -49,6 +49,8 @@ export interface StrategyFigures {
   falseGlobalOpens: number;
   retripsAfterRecovery: number;
   localOpensAfterOutage: number;
+  /** successful calls after the outage over what the provider could serve in that time (null without outage) */
+  acceptedShareOfServable: number | null;
   maxQueueDepthByRegion: Record<string, number>;
   /** work units dropped because the backlog was full, and units that failed every retry */
   shedWork: number;
@@ -86,6 +88,16 @@ function providerHealthyAt(t: number, f: RunFacts): boolean {
   if (f.outageStartMs === null || f.outageEndMs === null) return true;
   if (t < f.outageStartMs) return true;
   return t >= f.outageEndMs && f.recoveredFraction >= 1;
+}
+
+function shareOfServable(rec: Recorder, f: RunFacts): number | null {
+  if (f.outageEndMs === null) return null;
+  const from = Math.ceil(f.outageEndMs / 1000);
+  const to = Math.floor(f.durationMs / 1000);
+  let accepted = 0;
+  for (let s = from; s < to; s++) accepted += rec.successes.at(s);
+  const servable = f.servableAfterPerSec * (to - from);
+  return servable > 0 ? Math.round((accepted / servable) * 1000) / 1000 : null;
 }
 
 export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
@@ -159,6 +171,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     falseGlobalOpens: globalOpens.filter((t) => providerHealthyAt(t.at, f)).length,
     retripsAfterRecovery: retrips,
     localOpensAfterOutage: localOpens,
+    acceptedShareOfServable: shareOfServable(rec, f),
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,
     shedWork: rec.shedWork,
     failedWork: rec.failedWork,

@@ -11,6 +11,10 @@ export interface StrategyColumn {
 const ROWS: [string, (f: StrategyFigures) => string][] = [
   ['peak attempts/s during recovery', (f) => String(f.peakAttemptsPerSec)],
   ['accepted work (calls)', (f) => String(f.acceptedWork)],
+  [
+    'accepted after the outage / servable',
+    (f) => (f.acceptedShareOfServable === null ? '-' : `${Math.round(f.acceptedShareOfServable * 100)} %`),
+  ],
   ['failed attempts', (f) => String(f.failedAttempts)],
   ['retry volume', (f) => String(f.retryVolume)],
   ['probes (half-open calls)', (f) => String(f.probes)],
