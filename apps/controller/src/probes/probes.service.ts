@@ -2,26 +2,18 @@
 // The budget is the pool's, enforced by the Redis lease store (core decideProbeGrant in Lua); the
 // result feeds core onProbeResult through the breaker's locked transition.
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { mathRng, onProbeResult, type GlobalState } from '@recloser/core';
-import { DataSource } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import { mathRng, onProbeResult } from '@recloser/core';
+import { Repository } from 'typeorm';
 import { assertGroupAllowed, type FleetPrincipal } from '../auth/fleet-principal.js';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
+import { BreakerEntity } from '../breakers/breaker.entity.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { RAMP_TICK_MS } from '../ramp/ramp-tick.handler.js';
 import type { LeaseProbeDto, ProbeLeaseDto } from './dto/lease-probe.dto.js';
 import type { ProbeResultAcceptedDto, ProbeResultDto } from './dto/probe-result.dto.js';
 import { ProbeLeaseStore, type LeaseInfo, type LeaseOutcome } from './probe-lease.store.js';
 import { RetryLaterException } from './retry-later.exception.js';
-
-interface BreakerRow {
-  id: string;
-  group_name: string;
-  dependency: string;
-  state: GlobalState;
-  epoch: number;
-  global_state: { cooldownUntil?: number | null; operatorHold?: boolean };
-}
 
 // what a client waits before asking again when the lease store (Redis) does not answer
 const STORE_DOWN_RETRY_MS = 1000;
@@ -36,7 +28,7 @@ const REFUSALS: Record<'learning' | 'concurrency' | 'rate', string> = {
 @Injectable()
 export class ProbesService {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectRepository(BreakerEntity) private readonly breakers: Repository<BreakerEntity>,
     private readonly pools: PoolsService,
     private readonly leases: ProbeLeaseStore,
     private readonly breakerState: BreakerStateService,
@@ -49,13 +41,13 @@ export class ProbesService {
    */
   async lease(dto: LeaseProbeDto): Promise<ProbeLeaseDto> {
     const breaker = await this.findBreaker(dto.group, dto.dependency);
-    if (breaker.state === 'open' && breaker.global_state.operatorHold) {
+    if (breaker.state === 'open' && breaker.globalState.operatorHold) {
       throw new ConflictException(
         `breaker for dependency "${dto.dependency}" is held open by an operator: no probing until resume_ramp or force_close`,
       );
     }
     if (breaker.state === 'open') {
-      const left = Math.max(0, (breaker.global_state.cooldownUntil ?? 0) - Date.now());
+      const left = Math.max(0, (breaker.globalState.cooldownUntil ?? 0) - Date.now());
       // PROBING begins at the first ramp tick after the cooldown: asking sooner than a tick is wasted
       throw new RetryLaterException(
         429,
@@ -115,12 +107,12 @@ export class ProbesService {
   private async takeResult(principal: FleetPrincipal, token: string): Promise<LeaseInfo> {
     const info = await this.storeCall(() => this.leases.check(token));
     if (!info) throw staleToken();
-    const rows: { group_name: string }[] = await this.db.query(
-      `SELECT group_name FROM breakers WHERE id = $1`,
-      [info.breakerId],
-    );
-    if (!rows[0]) throw staleToken();
-    assertGroupAllowed(principal, rows[0].group_name);
+    const breaker = await this.breakers.findOne({
+      where: { id: info.breakerId },
+      select: { id: true, group: true },
+    });
+    if (!breaker) throw staleToken();
+    assertGroupAllowed(principal, breaker.group);
     const released = await this.storeCall(() => this.leases.release(token));
     if (!released) throw staleToken();
     return released;
@@ -136,17 +128,14 @@ export class ProbesService {
     throw new Error('lease store answered "none" to a grant');
   }
 
-  private async findBreaker(group: string, dependency: string): Promise<BreakerRow> {
-    const rows: BreakerRow[] = await this.db.query(
-      `SELECT id, group_name, dependency, state, epoch, global_state FROM breakers WHERE group_name = $1 AND dependency = $2`,
-      [group, dependency],
-    );
-    if (!rows[0]) {
+  private async findBreaker(group: string, dependency: string): Promise<BreakerEntity> {
+    const breaker = await this.breakers.findOneBy({ group, dependency });
+    if (!breaker) {
       throw new NotFoundException(
         `no breaker for group "${group}" and dependency "${dependency}": instances create it with their heartbeats`,
       );
     }
-    return rows[0];
+    return breaker;
   }
 
   /** Redis trouble becomes a quick 503 with Retry-After: clients fall back, they do not hang. */

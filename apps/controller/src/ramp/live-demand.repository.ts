@@ -1,9 +1,8 @@
 // What the live instances of a breaker want: the demand in their latest verdicts. Read by every
 // heartbeat of a probing or ramping breaker, so each replica keeps it for a fraction of a heartbeat.
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { TrafficClass } from '@recloser/core';
-import { DataSource } from 'typeorm';
+import { VerdictsRepository } from '../breakers/verdicts.repository.js';
 import { ControllerConfig } from '../config/controller-config.js';
 
 export interface LiveDemand {
@@ -18,7 +17,7 @@ export class LiveDemandRepository {
   private readonly cache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly verdicts: VerdictsRepository,
     private readonly config: ControllerConfig,
   ) {}
 
@@ -34,11 +33,8 @@ export class LiveDemandRepository {
   }
 
   private async load(breakerId: string, now: number): Promise<LiveDemand[]> {
-    const rows: { instance_id: string; demand: Record<string, unknown> | null }[] = await this.db.query(
-      `SELECT instance_id, demand FROM verdicts WHERE breaker_id = $1 AND reported_at > $2`,
-      [breakerId, new Date(now - this.config.heartbeatTtlMs)],
-    );
-    return rows.map((r) => ({ instanceId: r.instance_id, demand: numericDemand(r.demand) }));
+    const rows = await this.verdicts.rows(breakerId, now - this.config.heartbeatTtlMs);
+    return rows.map((r) => ({ instanceId: r.instanceId, demand: numericDemand(r.demand) }));
   }
 }
 

@@ -4,10 +4,11 @@
 // CLOSED after the last step held). The gate figures go into each transition record (core puts
 // them in the record's figures).
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
 import { mathRng, onTick, type GlobalBreakerState, type RampSample } from '@recloser/core';
-import { DataSource } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
+import { BreakerEntity } from '../breakers/breaker.entity.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
 import { JobName } from '../queues/queue.constants.js';
@@ -17,12 +18,6 @@ import { RampEvidenceStore, type StepKey } from './ramp-evidence.store.js';
 export const RAMP_TICK_MS = 1000;
 const RESCHEDULE_MS = 10_000;
 
-interface TickRow {
-  id: string;
-  dependency: string;
-  global_state: GlobalBreakerState;
-}
-
 @Injectable()
 @JobHandler(JobName.RampTick)
 export class RampTickHandler implements JobHandlerInstance, OnApplicationBootstrap, OnApplicationShutdown {
@@ -30,7 +25,7 @@ export class RampTickHandler implements JobHandlerInstance, OnApplicationBootstr
   private readonly logger = new Logger(RampTickHandler.name);
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    @InjectRepository(BreakerEntity) private readonly breakers: Repository<BreakerEntity>,
     private readonly pools: PoolsService,
     private readonly evidence: RampEvidenceStore,
     private readonly breakerState: BreakerStateService,
@@ -51,9 +46,10 @@ export class RampTickHandler implements JobHandlerInstance, OnApplicationBootstr
   }
 
   async handle(): Promise<{ breakers: number; transitions: number }> {
-    const rows: TickRow[] = await this.db.query(
-      `SELECT id, dependency, global_state FROM breakers WHERE state IN ('open', 'probing', 'ramping')`,
-    );
+    const rows = await this.breakers.find({
+      where: { state: In(['open', 'probing', 'ramping']) },
+      select: { id: true, dependency: true, globalState: true },
+    });
     let transitions = 0;
     for (const row of rows) {
       try {
@@ -66,9 +62,9 @@ export class RampTickHandler implements JobHandlerInstance, OnApplicationBootstr
     return { breakers: rows.length, transitions };
   }
 
-  private async tick(row: TickRow): Promise<number> {
+  private async tick(row: Pick<BreakerEntity, 'id' | 'dependency' | 'globalState'>): Promise<number> {
     const pool = await this.pools.resolve(row.dependency);
-    const seen = stepKeyOf(row.id, row.global_state);
+    const seen = stepKeyOf(row.id, row.globalState);
     const sample = seen ? await this.evidence.sample(seen) : undefined;
     const result = await this.breakerState.transition(row.id, (state, ctx) => {
       const current = stepKeyOf(row.id, state);
