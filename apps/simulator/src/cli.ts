@@ -1,5 +1,5 @@
 // npm run sim -- <scenario-id>|all|list|live [--instances N] [--seed S] [--json FILE] [--chart FILE]
-//   [--strategies naive,recloser] [--markdown FILE]
+//   [--strategies naive,recloser] [--markdown FILE] [--seconds S (simulated duration; live: wall time)]
 // Prints one table per scenario (one column per strategy); --json writes the figures and per-second
 // series, --chart an SVG of attempts/s, admitted rate per class and accepted work over time.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -116,6 +116,7 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
   const result = await runScenario(scenario, {
     seed: args.seed,
     ...(args.instances !== undefined ? { instances: args.instances } : {}),
+    ...(args.seconds !== undefined ? { durationMs: args.seconds * 1000 } : {}),
     strategies,
     onProgress: (label, f) => {
       if (label !== barLabel) {

@@ -68,6 +68,8 @@ export class Simulation {
       this.clock.set(t);
       // every event at this millisecond, then the promises they started, then the next millisecond
       while (this.queue.size > 0 && this.queue.peekTime() === t) this.queue.pop()!();
+      // in-memory promises settle within a few microtask turns; a macrotask turn only if they did not
+      for (let turns = 0; this.pending > 0 && turns < 64; turns++) await null;
       for (let spins = 0; this.pending > 0; spins++) {
         if (spins > 1000)
           throw new Error(`simulation stalled at t=${t}: ${this.pending} promises never settled`);

@@ -17,7 +17,7 @@ export const S5: Scenario = {
   title: 'the controller dies in the middle of a ramp and returns 2 minutes later',
   mustHold:
     'attempts stay within the preallocated regional shares, no instance ramps beyond its last granted step',
-  needs: 'fallback (the SDK fallback mode and regional fallback shares are not built yet)',
+  needs: 'fallback (the controller hands out no regional fallback shares or probe owners yet)',
   params: S1.params,
 };
 

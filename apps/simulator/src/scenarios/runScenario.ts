@@ -23,6 +23,8 @@ export interface ScenarioResult {
 export interface RunOptions {
   seed: number;
   instances?: number;
+  /** overrides the scenario's simulated duration */
+  durationMs?: number;
   strategies?: Strategy[];
   onProgress?: (label: string, fraction: number) => void;
 }
@@ -54,7 +56,8 @@ export function paramsFor(scenario: Scenario, instances: number | undefined): Sc
 export async function runScenario(scenario: Scenario, opts: RunOptions): Promise<ScenarioResult> {
   const strategies = opts.strategies ?? STRATEGIES;
   const sizes: SizeResult[] = [];
-  for (const params of paramsFor(scenario, opts.instances)) {
+  for (const base of paramsFor(scenario, opts.instances)) {
+    const params = opts.durationMs !== undefined ? { ...base, durationMs: opts.durationMs } : base;
     const columns: StrategyColumn[] = [];
     for (const strategy of strategies) {
       if (strategy.needs) {

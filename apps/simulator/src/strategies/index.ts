@@ -6,7 +6,7 @@ import type { Strategy } from './Strategy.js';
 
 const recloserNoController: Strategy = {
   name: 'recloser-no-controller',
-  needs: 'fallback (issue not yet built): the SDK cannot yet run without its controller',
+  needs: 'fallback (issue not yet built): the controller hands out no fallback shares or probe owners yet',
   build: () => {
     throw new Error('recloser-no-controller needs the SDK fallback mode, which is not built yet');
   },
