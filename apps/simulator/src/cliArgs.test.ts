@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs } from './cliArgs.js';
+
+describe('parseArgs', () => {
+  it('reads the scenario and its options', () => {
+    expect(
+      parseArgs(['S1', '--instances', '500', '--seed', '7', '--json', 'out.json', '--chart', 'c.svg']),
+    ).toEqual({
+      command: 'S1',
+      instances: 500,
+      seed: 7,
+      json: 'out.json',
+      chart: 'c.svg',
+    });
+  });
+
+  it('names the flag and the reason for bad input', () => {
+    expect(() => parseArgs(['S1', '--instances', '0'])).toThrow(
+      '--instances must be an integer in [1, 5000]',
+    );
+    expect(() => parseArgs(['S1', '--instances', '9000'])).toThrow(
+      '--instances must be an integer in [1, 5000]',
+    );
+    expect(() => parseArgs(['S1', '--json'])).toThrow('--json needs a value');
+    expect(() => parseArgs(['S1', '--bogus'])).toThrow('unknown option --bogus');
+  });
+});
