@@ -101,6 +101,27 @@ return sweep(KEYS[1], ARGV[1], now)
 `;
 
 /**
+ * Give back every live token a breaker holds (it left PROBING: their results would be stale, and in
+ * a pool shared by several breakers they would block the others' probes until they expire).
+ * KEYS: 1 leases zset of the pool. ARGV: 1 the store's key root, 2 breakerId. Returns how many.
+ */
+export const RELEASE_BREAKER_SCRIPT = `
+local released = 0
+for _, tok in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local key = ARGV[1] .. 'token:' .. tok
+  local f = redis.call('HMGET', key, 'breakerId', 'instanceId')
+  if f[1] == ARGV[2] then
+    redis.call('ZREM', KEYS[1], tok)
+    redis.call('DEL', key)
+    local holder = ARGV[1] .. 'holder:' .. f[1] .. ':' .. f[2]
+    if redis.call('GET', holder) == tok then redis.call('DEL', holder) end
+    released = released + 1
+  end
+end
+return released
+`;
+
+/**
  * Install a fencing block reserved in Postgres, if the current one is used up. Blocks come from
  * Postgres in strictly increasing order, so `next` only ever moves up.
  * KEYS: 1 fence hash. ARGV: 1 first number of the block, 2 last number of the block.

@@ -108,6 +108,19 @@ describe('ProbeLeaseStore', () => {
     expect(await store.excluded('b-sweep', 4)).toEqual([]);
   });
 
+  it("gives back every token of a breaker that left probing, and only that breaker's", async () => {
+    const budget = { concurrency: 3, ratePerSec: 100, leaseTtlMs: 60_000 };
+    const a1 = await store.grant(request('p-shared', { budget, breakerId: 'region-a' }));
+    const a2 = await store.grant(request('p-shared', { budget, breakerId: 'region-a' }));
+    const b1 = await store.grant(request('p-shared', { budget, breakerId: 'region-b' }));
+    expect(await store.releaseBreaker('p-shared', 'region-a')).toBe(2);
+    expect(await store.check(tokenOf(a1))).toBeNull();
+    expect(await store.check(tokenOf(a2))).toBeNull();
+    expect(await store.check(tokenOf(b1))).toMatchObject({ breakerId: 'region-b' });
+    const freed = await store.grant(request('p-shared', { budget, breakerId: 'region-b' }));
+    expect(freed.kind).toBe('granted');
+  });
+
   it('answers null for tokens it never issued, whatever their shape', async () => {
     expect(await store.check('not-a-token')).toBeNull();
     expect(await store.check('A'.repeat(32))).toBeNull();

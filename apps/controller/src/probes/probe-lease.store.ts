@@ -16,6 +16,7 @@ import {
   CHECK_SCRIPT,
   GRANT_SCRIPT,
   INSTALL_BLOCK_SCRIPT,
+  RELEASE_BREAKER_SCRIPT,
   SWEEP_SCRIPT,
 } from './probe-lease.scripts.js';
 
@@ -66,6 +67,7 @@ const installBlockScript = new LuaScript(INSTALL_BLOCK_SCRIPT);
 const armScript = new LuaScript(ARM_SCRIPT);
 const checkScript = new LuaScript(CHECK_SCRIPT);
 const sweepScript = new LuaScript(SWEEP_SCRIPT);
+const releaseBreakerScript = new LuaScript(RELEASE_BREAKER_SCRIPT);
 
 // tokens are 24 random bytes in base64url: anything else is not ours and is simply unknown
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
@@ -107,6 +109,13 @@ export class ProbeLeaseStore {
   /** Drops the pool's expired leases; returns how many expired unused. */
   async sweep(pool: string): Promise<number> {
     return Number(await sweepScript.run(this.redis, [this.keys.leases(pool)], [this.keys.root]));
+  }
+
+  /** Gives back every live token of a breaker (it left PROBING); returns how many. */
+  async releaseBreaker(pool: string, breakerId: string): Promise<number> {
+    return Number(
+      await releaseBreakerScript.run(this.redis, [this.keys.leases(pool)], [this.keys.root, breakerId]),
+    );
   }
 
   /** Instances whose lease for this breaker expired unused in this epoch: designate someone else. */

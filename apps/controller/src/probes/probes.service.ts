@@ -100,6 +100,10 @@ export class ProbesService {
         mathRng,
       ),
     );
+    if (outcome.breaker.state !== 'probing') {
+      // the other probers' tokens are stale now; free the pool's slots rather than wait out their TTL
+      await this.leases.releaseBreaker(pool.id, lease.breakerId).catch(() => 0);
+    }
     return { state: outcome.breaker.state, epoch: outcome.breaker.epoch };
   }
 
