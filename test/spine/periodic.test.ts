@@ -20,11 +20,11 @@ describe('learning period and periodic quorum evaluation (real Postgres + Redis 
     await heartbeatRound(t, key, group, 'dep', ids, () => 'closed'); // the group is first seen now
     await sleep(1500); // still inside the group's learning period (one TTL), with room before these verdicts expire
     const responses = await heartbeatRound(t, key, group, 'dep', ids, (i) => (i < 6 ? 'open' : 'closed'));
-    const sixth = responses[5]!.body.breakers[0];
-    expect(sixth.global).toMatchObject({ state: 'closed', quorum: { open: 6, live: 10, threshold: 5 } });
+    const breakerId = responses[0]!.body.breakers[0].breakerId as string;
+    const during = (await t.request('GET', `/v1/breakers?group=${group}`, { token: key })).body.breakers;
+    expect(during[0]).toMatchObject({ state: 'closed', quorum: { open: 6, live: 10, threshold: 5 } });
 
     // no heartbeat from here on: only the periodic evaluation can open it once learning ends
-    const breakerId = sixth.breakerId as string;
     const breakers = await pollUntil(
       async () => (await t.request('GET', `/v1/breakers?group=${group}`, { token: key })).body.breakers,
       (bs) => bs[0].state === 'open',

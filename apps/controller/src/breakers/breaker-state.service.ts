@@ -6,7 +6,7 @@ import {
   initialGlobalState,
   type QuorumFiguresWire,
 } from '@recloser/core';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, In } from 'typeorm';
 import { countTransition } from '../telemetry/controller-metrics.js';
 import { canonicalJson } from '../transitions/transition-chain.js';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
@@ -43,8 +43,12 @@ const NO_QUORUM: QuorumFiguresWire = { open: 0, live: 0, threshold: 0 };
  * The only writer of a breaker's global state. Postgres is the source of truth and every change
  * happens under the row's lock, so any number of replicas behave as one.
  */
+const MAX_KNOWN_IDS = 100_000;
+
 @Injectable()
 export class BreakerStateService {
+  private readonly knownIds = new Map<string, string>();
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly transitions: TransitionsService,
@@ -52,34 +56,83 @@ export class BreakerStateService {
 
   /** The breaker of (group, dependency), created CLOSED on first sight. Keeps its pool id current. */
   async getOrCreate(group: string, dependency: string, poolId: string, now: number): Promise<BreakerEntity> {
-    const repo = this.db.getRepository(BreakerEntity);
-    let breaker = await repo.findOneBy({ group, dependency });
-    if (!breaker) {
+    const found = await this.getOrCreateMany(group, [{ dependency, poolId }], now);
+    return found.get(dependency)!;
+  }
+
+  /**
+   * The ids of one heartbeat's breakers, creating missing ones. Ids never change, so each replica
+   * remembers them (keyed with the pool id, so a dependency moved to another pool is written once).
+   */
+  async idsFor(
+    group: string,
+    wanted: readonly { dependency: string; poolId: string }[],
+    now: number,
+  ): Promise<Map<string, string>> {
+    const key = (dependency: string, poolId: string) => `${group}\u0000${dependency}\u0000${poolId}`;
+    const ids = new Map<string, string>();
+    const missing = wanted.filter((w) => {
+      const id = this.knownIds.get(key(w.dependency, w.poolId));
+      if (id) ids.set(w.dependency, id);
+      return !id;
+    });
+    if (missing.length > 0) {
+      for (const [dependency, breaker] of await this.getOrCreateMany(group, missing, now)) {
+        ids.set(dependency, breaker.id);
+        if (this.knownIds.size >= MAX_KNOWN_IDS) this.knownIds.clear();
+        this.knownIds.set(key(dependency, breaker.poolId), breaker.id);
+      }
+    }
+    return ids;
+  }
+
+  /** getOrCreate for all breakers of one heartbeat: one read, and one insert only for the new ones. */
+  async getOrCreateMany(
+    group: string,
+    wanted: readonly { dependency: string; poolId: string }[],
+    now: number,
+    manager: EntityManager = this.db.manager,
+  ): Promise<Map<string, BreakerEntity>> {
+    const repo = manager.getRepository(BreakerEntity);
+    const dependencies = wanted.map((w) => w.dependency);
+    const byDependency = async () =>
+      new Map(
+        (await repo.find({ where: { group, dependency: In(dependencies) } })).map((b) => [b.dependency, b]),
+      );
+    let found = await byDependency();
+    const missing = wanted.filter((w) => !found.has(w.dependency));
+    if (missing.length > 0) {
       const state = initialGlobalState(now);
       await repo
         .createQueryBuilder()
         .insert()
-        .values({
-          group,
-          dependency,
-          region: null,
-          poolId,
-          state: state.state,
-          epoch: state.epoch,
-          globalState: state,
-          quorum: NO_QUORUM,
-          formedBy: [],
-          version: 1,
-        })
+        .values(
+          missing.map((w) => ({
+            group,
+            dependency: w.dependency,
+            region: null,
+            poolId: w.poolId,
+            state: state.state,
+            epoch: state.epoch,
+            globalState: state,
+            quorum: NO_QUORUM,
+            formedBy: [],
+            version: 1,
+          })),
+        )
         .orIgnore() // another replica created it at the same instant
         .execute();
-      breaker = await repo.findOneByOrFail({ group, dependency });
+      found = await byDependency();
     }
-    if (breaker.poolId !== poolId) {
-      await repo.update({ id: breaker.id }, { poolId });
-      breaker.poolId = poolId;
+    for (const w of wanted) {
+      const breaker = found.get(w.dependency)!;
+      if (breaker.poolId !== w.poolId) {
+        // the operator moved the dependency to another pool since
+        await repo.update({ id: breaker.id }, { poolId: w.poolId });
+        breaker.poolId = w.poolId;
+      }
     }
-    return breaker;
+    return found;
   }
 
   async get(breakerId: string): Promise<BreakerEntity> {

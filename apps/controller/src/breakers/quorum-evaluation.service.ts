@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   evaluateQuorum,
+  quorumThreshold,
   mathRng,
   onQuorum,
   type QuorumDecision,
@@ -53,39 +54,50 @@ export class QuorumEvaluationService {
     });
   }
 
-  async evaluate(breaker: BreakerEntity, trigger: EvaluationTrigger): Promise<Evaluated> {
-    if (breaker.state !== 'closed') return { breaker, quorum: breaker.quorum };
+  /** Evaluates the given breakers (one read for all of them); returns what each shows now, by id. */
+  async evaluateMany(breakerIds: string[], trigger: EvaluationTrigger): Promise<Map<string, Evaluated>> {
     const now = Date.now();
-    const group = (await this.groups.get(breaker.group)) ?? (await this.groups.seen(breaker.group, now));
-    const rows = await this.verdicts.rows(breaker.id, now - this.config.heartbeatTtlMs);
-    const decision = this.decide(rows, group, now);
-    if (!decision.reached) return { breaker, quorum: figures(decision) };
+    const out = new Map<string, Evaluated>();
+    for (const { breaker, live, open } of await this.verdicts.breakersWithCounts(
+      breakerIds,
+      now - this.config.heartbeatTtlMs,
+    )) {
+      out.set(breaker.id, await this.evaluateOne(breaker, { live, open }, now, trigger));
+    }
+    return out;
+  }
 
-    // reached on a read without the lock: decide again under it, on what is stored then
+  private async evaluateOne(
+    breaker: BreakerEntity,
+    counts: { live: number; open: number },
+    now: number,
+    trigger: EvaluationTrigger,
+  ): Promise<Evaluated> {
+    if (breaker.state !== 'closed') return { breaker, quorum: breaker.quorum };
+    const group = (await this.groups.get(breaker.group)) ?? (await this.groups.seen(breaker.group, now));
+    const quorum = { ...counts, threshold: quorumThreshold(counts.live, group.quorum) };
+    // a cheap filter so most heartbeats read no rows: core decides below whenever a quorum may be reached
+    if (quorum.open < quorum.threshold || now < this.learningUntil(group)) return { breaker, quorum };
+
     const pool = await this.pools.resolve(breaker.dependency);
-    let locked: QuorumDecision = decision;
+    let decided: QuorumDecision | null = null;
     const outcome = await this.breakers.transition(breaker.id, async (state, { now: at, manager }) => {
       if (state.state !== 'closed') return null;
-      const current = await this.verdicts.rows(breaker.id, at - this.config.heartbeatTtlMs, manager);
-      locked = this.decide(current, group, at);
-      const d = onQuorum(state, locked, at, pool, mathRng);
-      return { ...d, quorum: figures(locked), formedBy: locked.formedBy, figures: { trigger } };
+      const rows = await this.verdicts.rows(breaker.id, at - this.config.heartbeatTtlMs, manager);
+      decided = this.decide(rows, group, at);
+      const d = onQuorum(state, decided, at, pool, mathRng);
+      return { ...d, quorum: figures(decided), formedBy: decided.formedBy, figures: { trigger } };
     });
     const after = outcome.breaker;
-    return { breaker: after, quorum: after.state === 'closed' ? figures(locked) : after.quorum };
+    const shown = after.state === 'closed' ? (decided ? figures(decided) : quorum) : after.quorum;
+    return { breaker: after, quorum: shown };
   }
 
   /** What the periodic job runs: every closed breaker with live trouble, evaluated once. */
   async evaluateAll(): Promise<number> {
     const since = Date.now() - this.config.heartbeatTtlMs;
-    let opened = 0;
-    for (const id of await this.verdicts.breakersWithLiveTrouble(since)) {
-      const breaker = await this.breakers.get(id).catch(() => null);
-      if (!breaker) continue;
-      const { breaker: after } = await this.evaluate(breaker, 'periodic');
-      if (after.state !== 'closed') opened += 1;
-    }
-    return opened;
+    const evaluated = await this.evaluateMany(await this.verdicts.breakersWithLiveTrouble(since), 'periodic');
+    return [...evaluated.values()].filter((e) => e.breaker.state !== 'closed').length;
   }
 }
 

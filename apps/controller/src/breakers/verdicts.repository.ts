@@ -1,10 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type BreakerVerdict, type Evidence, isLocallyOpen, type QuorumRow } from '@recloser/core';
+import {
+  type BreakerVerdict,
+  type Evidence,
+  isLocallyOpen,
+  type QuorumRow,
+  REPORTED_STATES,
+} from '@recloser/core';
 import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
+import { BreakerEntity } from './breaker.entity.js';
 import { VerdictEntity } from './verdict.entity.js';
 
 /** A stored verdict as core's quorum functions read it, plus what operators see. */
+/** The reported states core counts as locally open, for SQL filters. */
+const LOCALLY_OPEN_STATES = REPORTED_STATES.filter(isLocallyOpen);
+
 export interface VerdictRow extends QuorumRow {
   evidence: Evidence;
   demand: Record<string, number> | null;
@@ -16,44 +26,76 @@ export class VerdictsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
-   * Upserts an instance's verdict. open_since is the controller's own first-seen time of the current
+   * One heartbeat's writes in one statement (one round trip): the instance's presence row and its
+   * verdict on each breaker. open_since is the controller's own first-seen time of the current
    * locally-open run: kept while the instance stays open and live, reset when it closes or went silent.
    */
-  async upsert(
-    breakerId: string,
-    instanceId: string,
-    region: string,
-    verdict: BreakerVerdict,
+  async recordHeartbeat(
+    heartbeat: { group: string; instanceId: string; region: string },
+    verdicts: readonly { breakerId: string; verdict: BreakerVerdict }[],
     now: number,
     heartbeatTtlMs: number,
   ): Promise<void> {
     await this.db.query(
-      `INSERT INTO verdicts (breaker_id, instance_id, region, state, open_since, reported_since, evidence, demand, reported_at)
-       VALUES ($1, $2, $3, $4, CASE WHEN $9::boolean THEN $8::timestamptz END, $5, $6, $7, $8)
+      `WITH presence AS (
+         INSERT INTO instances (group_name, instance_id, region, first_seen_at, last_seen_at)
+         VALUES ($1, $2, $3, $4, $4)
+         ON CONFLICT (group_name, instance_id)
+         DO UPDATE SET region = EXCLUDED.region, last_seen_at = EXCLUDED.last_seen_at
+       )
+       INSERT INTO verdicts AS v
+         (breaker_id, instance_id, region, state, open_since, reported_since, evidence, demand, reported_at)
+       SELECT u.breaker_id, $2, $3, u.state, CASE WHEN u.locally_open THEN $4::timestamptz END,
+              u.reported_since, u.evidence::jsonb, u.demand::jsonb, $4
+       FROM unnest($5::uuid[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::text[])
+         AS u (breaker_id, state, locally_open, reported_since, evidence, demand)
        ON CONFLICT (breaker_id, instance_id) DO UPDATE SET
          region = EXCLUDED.region,
          state = EXCLUDED.state,
          open_since = CASE
-           WHEN NOT $9::boolean THEN NULL
-           WHEN verdicts.open_since IS NOT NULL AND verdicts.reported_at > $10::timestamptz THEN verdicts.open_since
-           ELSE EXCLUDED.reported_at END,
+           WHEN EXCLUDED.open_since IS NULL THEN NULL
+           WHEN v.open_since IS NOT NULL AND v.reported_at > $11::timestamptz THEN v.open_since
+           ELSE EXCLUDED.open_since END,
          reported_since = EXCLUDED.reported_since,
          evidence = EXCLUDED.evidence,
          demand = EXCLUDED.demand,
          reported_at = EXCLUDED.reported_at`,
       [
-        breakerId,
-        instanceId,
-        region,
-        verdict.state,
-        verdict.since ?? null,
-        JSON.stringify(verdict.evidence),
-        verdict.demand ? JSON.stringify(verdict.demand) : null,
+        heartbeat.group,
+        heartbeat.instanceId,
+        heartbeat.region,
         new Date(now),
-        isLocallyOpen(verdict.state),
+        verdicts.map((v) => v.breakerId),
+        verdicts.map((v) => v.verdict.state),
+        verdicts.map((v) => isLocallyOpen(v.verdict.state)),
+        verdicts.map((v) => v.verdict.since ?? null),
+        verdicts.map((v) => JSON.stringify(v.verdict.evidence)),
+        verdicts.map((v) => (v.verdict.demand ? JSON.stringify(v.verdict.demand) : null)),
         new Date(now - heartbeatTtlMs),
       ],
     );
+  }
+
+  /**
+   * Breakers with their live and locally-open verdict counts, without reading verdict rows (an
+   * index range scan each): what a heartbeat needs to show the figures and to see whether core
+   * must decide at all. One round trip for all breakers of a heartbeat.
+   */
+  async breakersWithCounts(
+    breakerIds: string[],
+    since: number,
+  ): Promise<{ breaker: BreakerEntity; live: number; open: number }[]> {
+    if (breakerIds.length === 0) return [];
+    const rows: (RawBreaker & { live: number; open: number })[] = await this.db.query(
+      `SELECT b.*, c.live, c.open FROM breakers b
+       CROSS JOIN LATERAL (
+         SELECT count(*)::int AS live, count(*) FILTER (WHERE v.state = ANY($3))::int AS open
+         FROM verdicts v WHERE v.breaker_id = b.id AND v.reported_at > $2
+       ) c
+       WHERE b.id = ANY($1)`,
+      [breakerIds, new Date(since), LOCALLY_OPEN_STATES],
+    );
+    return rows.map((r) => ({ breaker: fromRaw(r), live: r.live, open: r.open }));
   }
 
   /** Verdicts of one breaker reported after `since` (ms); all of them when `since` is null. */
@@ -80,12 +122,12 @@ export class VerdictsRepository {
     return byBreaker;
   }
 
-  /** Breakers that have a live verdict other than closed: the only ones a quorum could open. */
+  /** Closed breakers with a live, locally open verdict: the only ones a quorum could open. */
   async breakersWithLiveTrouble(since: number): Promise<string[]> {
     const rows: { breaker_id: string }[] = await this.db.query(
       `SELECT DISTINCT v.breaker_id FROM verdicts v JOIN breakers b ON b.id = v.breaker_id
-       WHERE b.state = 'closed' AND v.reported_at > $1 AND v.state <> 'closed'`,
-      [new Date(since)],
+       WHERE b.state = 'closed' AND v.reported_at > $1 AND v.state = ANY($2)`,
+      [new Date(since), LOCALLY_OPEN_STATES],
     );
     return rows.map((r) => r.breaker_id);
   }
@@ -102,4 +144,38 @@ function toRow(v: VerdictEntity): VerdictRow {
     demand: v.demand,
     reportedSince: v.reportedSince,
   };
+}
+
+interface RawBreaker {
+  id: string;
+  group_name: string;
+  dependency: string;
+  region: string | null;
+  pool_id: string;
+  state: BreakerEntity['state'];
+  epoch: number;
+  global_state: BreakerEntity['globalState'];
+  quorum: BreakerEntity['quorum'];
+  formed_by: string[];
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function fromRaw(r: RawBreaker): BreakerEntity {
+  return Object.assign(new BreakerEntity(), {
+    id: r.id,
+    group: r.group_name,
+    dependency: r.dependency,
+    region: r.region,
+    poolId: r.pool_id,
+    state: r.state,
+    epoch: r.epoch,
+    globalState: r.global_state,
+    quorum: r.quorum,
+    formedBy: r.formed_by,
+    version: r.version,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
 }

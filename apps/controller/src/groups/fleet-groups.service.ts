@@ -11,12 +11,19 @@ export interface GroupView {
 }
 
 /** Groups: first sight (which starts the group's learning period) and the quorum policy. */
+// each replica re-reads a group at most this often: a quorum policy PUT reaches every replica within it
+const CACHE_MS = 1000;
+
 @Injectable()
 export class FleetGroupsService {
+  private readonly cache = new Map<string, { view: GroupView; at: number }>();
+
   constructor(@InjectRepository(FleetGroupEntity) private readonly groups: Repository<FleetGroupEntity>) {}
 
   /** The group, recorded as first seen at `now` if the controller never heard from it. */
   async seen(group: string, now: number): Promise<GroupView> {
+    const cached = this.cached(group);
+    if (cached) return cached;
     let row = await this.groups.findOneBy({ group });
     if (!row) {
       await this.groups
@@ -27,12 +34,24 @@ export class FleetGroupsService {
         .execute();
       row = await this.groups.findOneByOrFail({ group });
     }
-    return toView(row);
+    return this.remember(toView(row));
   }
 
   async get(group: string): Promise<GroupView | null> {
+    const cached = this.cached(group);
+    if (cached) return cached;
     const row = await this.groups.findOneBy({ group });
-    return row ? toView(row) : null;
+    return row ? this.remember(toView(row)) : null;
+  }
+
+  private cached(group: string): GroupView | null {
+    const hit = this.cache.get(group);
+    return hit && Date.now() - hit.at < CACHE_MS ? hit.view : null;
+  }
+
+  private remember(view: GroupView): GroupView {
+    this.cache.set(view.group, { view, at: Date.now() });
+    return view;
   }
 
   async all(): Promise<GroupView[]> {
@@ -51,7 +70,7 @@ export class FleetGroupsService {
       })
       .orUpdate(['quorum_fraction', 'quorum_min_open', 'updated_at'], ['group_name'])
       .execute();
-    return toView(await this.groups.findOneByOrFail({ group }));
+    return this.remember(toView(await this.groups.findOneByOrFail({ group })));
   }
 }
 

@@ -1,7 +1,5 @@
 import { BadRequestException, Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { type BreakerPlan, buildPlan, type HeartbeatResponse } from '@recloser/core';
-import { Repository } from 'typeorm';
+import { type BreakerPlan, buildPlan, type HeartbeatResponse, type PoolConfig } from '@recloser/core';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
 import { QuorumEvaluationService } from '../breakers/quorum-evaluation.service.js';
 import { VerdictsRepository } from '../breakers/verdicts.repository.js';
@@ -11,7 +9,6 @@ import { PoolsService } from '../pools/pools.service.js';
 import { RecoveryPlanService } from '../ramp/recovery-plan.service.js';
 import { countHeartbeat } from '../telemetry/controller-metrics.js';
 import { type HeartbeatDto, toHeartbeatRequest } from './dto/heartbeat.dto.js';
-import { InstanceEntity } from './instance.entity.js';
 
 /**
  * One heartbeat: presence, one verdict per breaker, quorum evaluation, and the plan back.
@@ -20,7 +17,6 @@ import { InstanceEntity } from './instance.entity.js';
 @Injectable()
 export class HeartbeatsService {
   constructor(
-    @InjectRepository(InstanceEntity) private readonly instances: Repository<InstanceEntity>,
     private readonly config: ControllerConfig,
     private readonly groups: FleetGroupsService,
     private readonly pools: PoolsService,
@@ -40,21 +36,26 @@ export class HeartbeatsService {
     }
 
     const now = Date.now();
-    const { instanceId, group, region } = heartbeat;
+    const { instanceId, group } = heartbeat;
     await this.groups.seen(group, now);
-    await this.instances
-      .createQueryBuilder()
-      .insert()
-      .values({ group, instanceId, region, firstSeenAt: new Date(now), lastSeenAt: new Date(now) })
-      .orUpdate(['region', 'last_seen_at'], ['group_name', 'instance_id'])
-      .execute();
+    const pools = new Map<string, PoolConfig>();
+    for (const v of heartbeat.breakers) pools.set(v.dependency, await this.pools.resolve(v.dependency));
+
+    const wanted = heartbeat.breakers.map((v) => ({
+      dependency: v.dependency,
+      poolId: pools.get(v.dependency)!.id,
+    }));
+    const ids = await this.breakers.idsFor(group, wanted, now);
+    const verdicts = heartbeat.breakers.map((verdict) => ({
+      breakerId: ids.get(verdict.dependency)!,
+      verdict,
+    }));
+    await this.verdicts.recordHeartbeat(heartbeat, verdicts, now, this.config.heartbeatTtlMs);
+    const evaluated = await this.quorum.evaluateMany([...ids.values()], 'heartbeat');
 
     const plans: BreakerPlan[] = [];
     for (const verdict of heartbeat.breakers) {
-      const pool = await this.pools.resolve(verdict.dependency);
-      const stored = await this.breakers.getOrCreate(group, verdict.dependency, pool.id, now);
-      await this.verdicts.upsert(stored.id, instanceId, region, verdict, now, this.config.heartbeatTtlMs);
-      const { breaker, quorum } = await this.quorum.evaluate(stored, 'heartbeat');
+      const { breaker, quorum } = evaluated.get(ids.get(verdict.dependency)!)!;
       const g = breaker.globalState;
       const recovery = await this.recovery.planFor(
         {
@@ -74,7 +75,7 @@ export class HeartbeatsService {
           dependency: breaker.dependency,
           global: g,
           quorum,
-          pool,
+          pool: pools.get(verdict.dependency)!,
           allowance: recovery.allowance,
           probe: recovery.probe,
           validForMs: recovery.validForMs,
