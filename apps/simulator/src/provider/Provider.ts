@@ -80,11 +80,19 @@ export class Provider {
     return this.outage;
   }
 
-  /** Requests/s the provider can serve now, summed over pools serving `regionCount` regions. */
-  servableRatePerSec(regionCount: number): number {
-    if (this.outage) return 0;
+  /**
+   * Requests/s the provider serves at `fraction` of its capacity, summed over the pools serving
+   * `regionCount` regions: its slots at that fraction over the service time.
+   */
+  ratePerSecAt(fraction: number, regionCount: number): number {
     const pools = this.options.pools === 'global' ? 1 : regionCount;
-    return this.options.ratePerSec * this.capacityFraction * pools;
+    const slots = Math.max(1, Math.round(this.options.concurrency * fraction));
+    return (slots / this.serviceMs()) * 1000 * pools;
+  }
+
+  /** Requests/s the provider can serve now. */
+  servableRatePerSec(regionCount: number): number {
+    return this.outage ? 0 : this.ratePerSecAt(this.capacityFraction, regionCount);
   }
 
   setOutage(on: boolean): void {

@@ -74,10 +74,7 @@ export async function runStrategy(
     outageStartMs: outage ? outage.startMs : null,
     outageEndMs: outage ? outage.startMs + outage.durationMs : null,
     recoveredFraction: outage ? outage.recoveredFraction : 1,
-    servableAfterPerSec:
-      params.provider.ratePerSec *
-      (outage ? outage.recoveredFraction : 1) *
-      (params.provider.pools === 'global' ? 1 : params.regions.length),
+    servableAfterPerSec: provider.ratePerSecAt(outage ? outage.recoveredFraction : 1, params.regions.length),
     demandPerSec,
     maxQueueDepthByRegion: provider.maxQueueDepthByRegion(),
     isolatedInstances: fleet.isolated?.() ?? [],
