@@ -3,6 +3,7 @@ import { createControllerApp } from '../../apps/controller/src/app.factory.js';
 import { ConfigError } from '../../apps/controller/src/config/controller-config.js';
 import { StartupError } from '../../apps/controller/src/common/startup-error.js';
 import { TEST_ADMIN_TOKEN } from '../support/test-app.js';
+import { testDatabase } from '../support/test-database.js';
 
 // ports nothing listens on (loopback, reserved-by-convention "discard"/low ports refuse at once)
 const DEAD_PG = 'postgres://postgres:secret@127.0.0.1:9/recloser_nowhere';
@@ -21,7 +22,10 @@ describe('the controller refuses to start, saying why', () => {
   });
 
   it('an unreachable Redis: names the URL and what to do', async () => {
-    const err = await createControllerApp({ ...base, REDIS_URL: DEAD_REDIS }).catch((e: unknown) => e);
+    const db = testDatabase('noredis'); // Postgres is checked (and the database created) first
+    const err = await createControllerApp({ ...base, DATABASE_URL: db.url, REDIS_URL: DEAD_REDIS })
+      .catch((e: unknown) => e)
+      .finally(() => db.drop());
     expect(err).toBeInstanceOf(StartupError);
     expect((err as Error).message).toMatch(
       /^Cannot reach Redis at redis:\/\/127\.0\.0\.1:9 \(.*ECONNREFUSED/,
@@ -29,7 +33,7 @@ describe('the controller refuses to start, saying why', () => {
     expect((err as Error).message).toContain('Start Redis or set REDIS_URL');
   });
 
-  it('a bad variable: names it and the reason', async () => {
+  it('a bad variable: names it and the reason (before touching anything)', async () => {
     const err = await createControllerApp({ ...base, RECLOSER_HEARTBEAT_INTERVAL_MS: 'soon' }).catch(
       (e: unknown) => e,
     );
