@@ -17,5 +17,4 @@ export * from './probe/ProbeBudget.js';
 export * from './probe/Designation.js';
 export * from './controller/StepSample.js';
 export * from './global/GlobalBreaker.js';
-export * from './global/GlobalBreaker.js';
 export * from './plan/Plan.js';
