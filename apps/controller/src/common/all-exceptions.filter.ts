@@ -11,8 +11,7 @@ export function fastifyClientError(err: unknown): HttpErrorBody | null {
   const status =
     typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : null;
   if (status === null) return null;
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return httpErrorBody(413, 'body is larger than the 1 MiB limit');
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return httpErrorBody(413, BODY_TOO_LARGE);
   if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/i.test(String(e.message)))
     return httpErrorBody(400, `body is not valid JSON: ${String(e.message)}`);
   return httpErrorBody(status, String(e.message));
