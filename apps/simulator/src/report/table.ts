@@ -62,6 +62,6 @@ export function markdownTable(columns: StrategyColumn[]): string {
   const header = `| | ${columns.map((c) => `\`${c.name}\``).join(' | ')} |`;
   const rule = `|---|${columns.map(() => '---:').join('|')}|`;
   const body = ROWS.map(([label, pick]) => `| ${label} | ${columns.map((c) => cell(c, pick)).join(' | ')} |`);
-  const notes = columns.filter((c) => c.needs).map((c) => `\n\`${c.name}\`: needs ${c.needs}.`);
+  const notes = columns.filter((c) => c.needs).map((c) => `\n\n\`${c.name}\`: needs ${c.needs}.`);
   return [header, rule, ...body].join('\n') + notes.join('');
 }
