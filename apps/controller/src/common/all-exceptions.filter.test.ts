@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fastifyClientError } from './all-exceptions.filter.js';
+import { fastifyClientError, storeUnavailable } from './all-exceptions.filter.js';
 
 describe('fastifyClientError', () => {
   it('maps Fastify body errors to their 4xx in the API error shape', () => {
@@ -30,5 +30,26 @@ describe('fastifyClientError', () => {
     expect(fastifyClientError(new Error('boom'))).toBeNull();
     expect(fastifyClientError({ code: 'FST_SOMETHING', statusCode: 500, message: 'x' })).toBeNull();
     expect(fastifyClientError(null)).toBeNull();
+  });
+});
+
+describe('storeUnavailable', () => {
+  it('turns lost Postgres or Redis connections into 503 with retryAfterMs', () => {
+    const unavailable = { statusCode: 503, error: 'Service Unavailable', retryAfterMs: 1000 };
+    expect(
+      storeUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' })),
+    ).toMatchObject(unavailable);
+    expect(
+      storeUnavailable(Object.assign(new Error('terminating connection'), { code: '57P01' })),
+    ).toMatchObject(unavailable);
+    expect(storeUnavailable(new Error('Connection terminated unexpectedly'))).toMatchObject(unavailable);
+    expect(
+      storeUnavailable({ message: 'query failed', driverError: { code: '08006', message: 'x' } }),
+    ).toMatchObject(unavailable);
+  });
+
+  it('leaves real bugs and constraint errors alone', () => {
+    expect(storeUnavailable(new TypeError('x is undefined'))).toBeNull();
+    expect(storeUnavailable(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBeNull();
   });
 });

@@ -17,6 +17,39 @@ export function fastifyClientError(err: unknown): HttpErrorBody | null {
   return httpErrorBody(status, String(e.message));
 }
 
+const STORE_RETRY_AFTER_SECONDS = 1;
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// Postgres: connection exceptions (08…), shutdown and crash (57P01-57P03), too many connections (53300)
+const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
+const DRIVER_UNAVAILABLE =
+  /Connection terminated|Connection is closed|timeout exceeded when trying to connect|Driver not Connected|MaxRetriesPerRequest|Reached the max retries/i;
+
+/** Postgres or Redis did not answer: API.md says 503 with Retry-After, so clients fall back instead of waiting. */
+export function storeUnavailable(err: unknown): HttpErrorBody | null {
+  const e = err as { code?: unknown; message?: unknown; name?: unknown; driverError?: unknown };
+  if (!e || typeof e !== 'object') return null;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = typeof e.message === 'string' ? e.message : '';
+  const unavailable =
+    CONNECTION_CODES.has(code) ||
+    PG_UNAVAILABLE.test(code) ||
+    DRIVER_UNAVAILABLE.test(message) ||
+    e.name === 'MaxRetriesPerRequestError';
+  if (unavailable) {
+    return httpErrorBody(503, 'the store (Postgres or Redis) is unavailable; retry shortly', {
+      retryAfterMs: STORE_RETRY_AFTER_SECONDS * 1000,
+    });
+  }
+  return e.driverError ? storeUnavailable(e.driverError) : null;
+}
+
 /** Every error leaves as API.md's JSON; anything unexpected is logged and becomes a plain 500. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
@@ -25,9 +58,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const body = this.toBody(exception);
-    if (body.statusCode >= 500)
+    if (body.statusCode === 503) this.logger.warn(`store unavailable: ${(exception as Error)?.message}`);
+    else if (body.statusCode >= 500)
       this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    const retryAfter = (exception as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
+    const retryAfter =
+      body.statusCode === 503 && body.retryAfterMs === STORE_RETRY_AFTER_SECONDS * 1000
+        ? STORE_RETRY_AFTER_SECONDS
+        : (exception as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
     if (typeof retryAfter === 'number') void reply.header('retry-after', String(Math.ceil(retryAfter)));
     void reply.status(body.statusCode).send(body);
   }
@@ -45,6 +82,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const { statusCode: _s, error: _e, message: _m, ...extra } = r;
       return httpErrorBody(status, message, extra);
     }
-    return fastifyClientError(exception) ?? httpErrorBody(500, 'internal error');
+    return (
+      fastifyClientError(exception) ?? storeUnavailable(exception) ?? httpErrorBody(500, 'internal error')
+    );
   }
 }
