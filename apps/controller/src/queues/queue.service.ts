@@ -7,8 +7,15 @@ import { DEFAULT_JOB_OPTIONS, JOB_QUEUE, JobName, QueueName } from './queue.cons
 @Injectable()
 export class QueueService implements OnModuleDestroy {
   private readonly queues = new Map<QueueName, Queue>();
+  private readonly schedules = new Map<JobName, number>();
+  private refresher: NodeJS.Timeout | null = null;
 
-  constructor(private readonly config: ControllerConfig) {}
+  /** how often the schedulers are put back: five heartbeat intervals, at least a second */
+  private readonly refreshMs: number;
+
+  constructor(private readonly config: ControllerConfig) {
+    this.refreshMs = Math.max(1000, 5 * config.heartbeatIntervalMs);
+  }
 
   queue(name: QueueName): Queue {
     let queue = this.queues.get(name);
@@ -34,10 +41,21 @@ export class QueueService implements OnModuleDestroy {
    * keyed by the job name; every replica upserts the same scheduler at boot).
    */
   async every(name: JobName, everyMs: number): Promise<void> {
+    this.schedules.set(name, everyMs);
+    await this.upsertSchedule(name, everyMs);
+    // Redis may lose its data (restart without persistence): put the schedulers back now and then
+    this.refresher ??= setInterval(() => {
+      for (const [job, ms] of this.schedules) this.upsertSchedule(job, ms).catch(() => undefined);
+    }, this.refreshMs).unref();
+  }
+
+  private async upsertSchedule(name: JobName, everyMs: number): Promise<void> {
     await this.queue(JOB_QUEUE[name]).upsertJobScheduler(name, { every: everyMs }, { name, data: {} });
   }
 
   async onModuleDestroy(): Promise<void> {
+    if (this.refresher) clearInterval(this.refresher);
+    this.refresher = null;
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     this.queues.clear();
   }
