@@ -3,7 +3,8 @@
 // - peakAttemptsPerSec: the recovery wave's peak. Attempts (first tries, retries, half-open calls
 //   and probes, across all instances) per 1-s bucket, from the end of the outage until WAVE_MS after
 //   the provider first answers a call successfully again: the moment a fleet sees the provider back
-//   and acts on it. Without an outage it is the peak of the whole run.
+//   and acts on it. Without an outage it is the peak of the whole run. peakAttemptsAfterWave is the
+//   peak from there to the end of the run (a backlog draining, a later herd).
 // - timeToRecoveredMs: from the end of the outage to the start of the first STABLE_MS window in
 //   which no breaker opened (local or global) and accepted work averaged at least RECOVERED_SHARE of
 //   what the provider can sustainably serve this fleet (min(demand, capacity)). null = never.
@@ -37,6 +38,8 @@ export interface SeriesPoint {
 
 export interface StrategyFigures {
   peakAttemptsPerSec: number;
+  /** the peak after the recovery wave, to the end of the run (backlog drains, later herds) */
+  peakAttemptsAfterWave: number;
   acceptedWork: number;
   failedAttempts: number;
   retryVolume: number;
@@ -131,6 +134,10 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     peak = Math.max(peak, rec.attempts.at(s));
   }
 
+  let peakAfter = 0;
+  for (let s = Math.floor(waveTo / 1000) + 1; s < seconds; s++)
+    peakAfter = Math.max(peakAfter, rec.attempts.at(s));
+
   const opens = rec.transitions.filter((t) => t.to === 'open');
   const globalOpens = opens.filter((t) => t.who === 'global');
   const after = f.outageEndMs ?? Number.POSITIVE_INFINITY;
@@ -160,6 +167,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
 
   return {
     peakAttemptsPerSec: peak,
+    peakAttemptsAfterWave: peakAfter,
     acceptedWork: sum((p) => p.accepted),
     failedAttempts: sum((p) => p.failed),
     retryVolume: sum((p) => p.retries),

@@ -10,6 +10,7 @@ export interface StrategyColumn {
 
 const ROWS: [string, (f: StrategyFigures) => string][] = [
   ['peak attempts/s during recovery', (f) => String(f.peakAttemptsPerSec)],
+  ['peak attempts/s after that wave', (f) => (f.hadOutage ? String(f.peakAttemptsAfterWave) : '-')],
   ['accepted work (calls)', (f) => String(f.acceptedWork)],
   [
     'accepted after the outage / servable',
