@@ -14,7 +14,10 @@ export async function startTcpProxy(targetPort: number, targetHost = '127.0.0.1'
   const sockets = new Set<Socket>();
   let down = false;
   const server: Server = createServer((client) => {
-    if (down) return client.destroy();
+    if (down) {
+      client.destroy();
+      return;
+    }
     const upstream = connect(targetPort, targetHost);
     for (const s of [client, upstream]) {
       sockets.add(s);
