@@ -75,20 +75,16 @@ export class AdminService {
 
   async overview(): Promise<Overview> {
     const now = Date.now();
-    const [summaries, groups, configured] = await Promise.all([
-      this.breakers.all(),
+    const [withCounts, groups, configured] = await Promise.all([
+      this.breakers.allWithCounts(),
       this.groups.all(),
       this.pools.list(),
     ]);
-    const live = await this.verdicts.rowsByBreaker(
-      summaries.map((s) => s.breakerId),
-      now - this.config.heartbeatTtlMs,
-    );
-    const policies = new Map(groups.map((g) => [g.group, g.quorum]));
-    const breakers = summaries.map((s) => {
-      const f = this.breakers.liveFigures(live.get(s.breakerId) ?? [], policies.get(s.group), now);
-      return { ...s, live: f.live, open: f.open };
-    });
+    const breakers = withCounts.map(({ summary, counts }) => ({
+      ...summary,
+      live: counts.live,
+      open: counts.open,
+    }));
     const byState = { closed: 0, open: 0, probing: 0, ramping: 0 };
     for (const b of breakers) byState[b.state] += 1;
     const pools = new Map<string, Overview['pools'][number]>();

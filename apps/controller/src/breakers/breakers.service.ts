@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type BreakerSummary, DEFAULT_QUORUM, evaluateQuorum, type QuorumFiguresWire } from '@recloser/core';
+import { type BreakerSummary, DEFAULT_QUORUM, type QuorumFiguresWire } from '@recloser/core';
 import { In, Repository } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { BreakerEntity } from './breaker.entity.js';
-import { figures } from './quorum-evaluation.service.js';
-import { VerdictsRepository, type VerdictRow } from './verdicts.repository.js';
+import { figuresFromCounts } from './quorum-evaluation.service.js';
+import { type LiveCounts, VerdictsRepository } from './verdicts.repository.js';
 
 /** Read views of breakers in the API.md shape. */
 @Injectable()
@@ -33,29 +33,31 @@ export class BreakersService {
   }
 
   async summarise(rows: BreakerEntity[]): Promise<BreakerSummary[]> {
-    const now = Date.now();
-    const live = await this.verdicts.rowsByBreaker(
+    return (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
+  }
+
+  /** Summaries (live figures while CLOSED, the opening decision's otherwise) and each breaker's live counts. */
+  async summariseWithCounts(
+    rows: BreakerEntity[],
+  ): Promise<{ summary: BreakerSummary; counts: LiveCounts }[]> {
+    const counts = await this.verdicts.countsByBreaker(
       rows.map((b) => b.id),
-      now - this.config.heartbeatTtlMs,
+      Date.now() - this.config.heartbeatTtlMs,
     );
     const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
     return Promise.all(
       rows.map(async (b) => {
         const pool = await this.pools.resolve(b.dependency);
+        const live = counts.get(b.id) ?? { live: 0, open: 0 };
         const quorum =
-          b.state === 'closed'
-            ? this.liveFigures(live.get(b.id) ?? [], policies.get(b.group), now)
-            : b.quorum;
-        return toSummary(b, pool.id, pool.ramp.steps.length, quorum);
+          b.state === 'closed' ? figuresFromCounts(live, policies.get(b.group) ?? DEFAULT_QUORUM) : b.quorum;
+        return { summary: toSummary(b, pool.id, pool.ramp.steps.length, quorum), counts: live };
       }),
     );
   }
 
-  /** The quorum figures right now (a CLOSED breaker shows how close it is to opening). */
-  liveFigures(rows: VerdictRow[], policy = DEFAULT_QUORUM, now = Date.now()): QuorumFiguresWire {
-    return figures(
-      evaluateQuorum(rows, { now, heartbeatTtlMs: this.config.heartbeatTtlMs, policy, learningUntil: now }),
-    );
+  async allWithCounts(): Promise<{ summary: BreakerSummary; counts: LiveCounts }[]> {
+    return this.summariseWithCounts(await this.breakers.find({ order: { group: 'ASC', dependency: 'ASC' } }));
   }
 }
 

@@ -6,6 +6,7 @@ import {
   onQuorum,
   type QuorumDecision,
   type QuorumFiguresWire,
+  type QuorumPolicy,
   type QuorumRow,
 } from '@recloser/core';
 import { ControllerConfig } from '../config/controller-config.js';
@@ -13,7 +14,7 @@ import { FleetGroupsService, type GroupView } from '../groups/fleet-groups.servi
 import { PoolsService } from '../pools/pools.service.js';
 import type { BreakerEntity } from './breaker.entity.js';
 import { BreakerStateService } from './breaker-state.service.js';
-import { VerdictsRepository } from './verdicts.repository.js';
+import { type LiveCounts, VerdictsRepository } from './verdicts.repository.js';
 
 export type EvaluationTrigger = 'heartbeat' | 'periodic';
 
@@ -75,7 +76,7 @@ export class QuorumEvaluationService {
   ): Promise<Evaluated> {
     if (breaker.state !== 'closed') return { breaker, quorum: breaker.quorum };
     const group = (await this.groups.get(breaker.group)) ?? (await this.groups.seen(breaker.group, now));
-    const quorum = { ...counts, threshold: quorumThreshold(counts.live, group.quorum) };
+    const quorum = figuresFromCounts(counts, group.quorum);
     // a cheap filter so most heartbeats read no rows: core decides below whenever a quorum may be reached
     if (quorum.open < quorum.threshold || now < this.learningUntil(group)) return { breaker, quorum };
 
@@ -99,6 +100,11 @@ export class QuorumEvaluationService {
     const evaluated = await this.evaluateMany(await this.verdicts.breakersWithLiveTrouble(since), 'periodic');
     return [...evaluated.values()].filter((e) => e.breaker.state !== 'closed').length;
   }
+}
+
+/** The figures of a CLOSED breaker from its live counts: K from core's quorumThreshold. */
+export function figuresFromCounts(counts: LiveCounts, policy: QuorumPolicy): QuorumFiguresWire {
+  return { open: counts.open, live: counts.live, threshold: quorumThreshold(counts.live, policy) };
 }
 
 export function figures(d: Pick<QuorumDecision, 'open' | 'live' | 'threshold'>): QuorumFiguresWire {

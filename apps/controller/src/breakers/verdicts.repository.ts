@@ -7,13 +7,19 @@ import {
   type QuorumRow,
   REPORTED_STATES,
 } from '@recloser/core';
-import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
+import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import { BreakerEntity } from './breaker.entity.js';
 import { VerdictEntity } from './verdict.entity.js';
 
 /** A stored verdict as core's quorum functions read it, plus what operators see. */
 /** The reported states core counts as locally open, for SQL filters. */
 const LOCALLY_OPEN_STATES = REPORTED_STATES.filter(isLocallyOpen);
+
+/** Live instances (heartbeat younger than the TTL) and how many of them are locally open. */
+export interface LiveCounts {
+  live: number;
+  open: number;
+}
 
 export interface VerdictRow extends QuorumRow {
   evidence: Evidence;
@@ -111,15 +117,17 @@ export class VerdictsRepository {
     return found.map(toRow);
   }
 
-  /** Verdicts reported after `since` for many breakers at once, grouped by breaker id. */
-  async rowsByBreaker(breakerIds: string[], since: number): Promise<Map<string, VerdictRow[]>> {
-    const byBreaker = new Map<string, VerdictRow[]>(breakerIds.map((id) => [id, []]));
-    if (breakerIds.length === 0) return byBreaker;
-    const found = await this.db.getRepository(VerdictEntity).find({
-      where: { breakerId: In(breakerIds), reportedAt: MoreThan(new Date(since)) },
-    });
-    for (const v of found) byBreaker.get(v.breakerId)?.push(toRow(v));
-    return byBreaker;
+  /** Live and locally-open verdict counts of many breakers at once (breakers without live verdicts: zeros). */
+  async countsByBreaker(breakerIds: string[], since: number): Promise<Map<string, LiveCounts>> {
+    const counts = new Map<string, LiveCounts>(breakerIds.map((id) => [id, { live: 0, open: 0 }]));
+    if (breakerIds.length === 0) return counts;
+    const rows: ({ breaker_id: string } & LiveCounts)[] = await this.db.query(
+      `SELECT breaker_id, count(*)::int AS live, count(*) FILTER (WHERE state = ANY($3))::int AS open
+       FROM verdicts WHERE breaker_id = ANY($1) AND reported_at > $2 GROUP BY breaker_id`,
+      [breakerIds, new Date(since), LOCALLY_OPEN_STATES],
+    );
+    for (const r of rows) counts.set(r.breaker_id, { live: r.live, open: r.open });
+    return counts;
   }
 
   /** Closed breakers with a live, locally open verdict: the only ones a quorum could open. */
