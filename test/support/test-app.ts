@@ -31,6 +31,9 @@ export interface TestApp {
   ): Promise<TestResponse<T>>;
   /** Listens on a free loopback port and returns the base URL (for SDK clients over real HTTP). */
   listen(): Promise<string>;
+  /** Closes the app but keeps its database and Redis keys (to boot another app on them: a restart). */
+  stop(): Promise<void>;
+  /** Closes the app, drops its database and deletes its Redis keys. */
   close(): Promise<void>;
 }
 
@@ -92,10 +95,14 @@ export async function bootTestApp(
       if (!address || typeof address === 'string') throw new Error('no port');
       return `http://127.0.0.1:${address.port}`;
     },
-    async close() {
+    async stop() {
       if (closed) return;
       closed = true;
       await app.close();
+    },
+    async close() {
+      if (!closed) await app.close();
+      closed = true;
       await db.drop();
       await dropRedisKeys(env.REDIS_URL!, `${env.RECLOSER_REDIS_PREFIX}:*`);
     },
