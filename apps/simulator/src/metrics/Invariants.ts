@@ -1,9 +1,10 @@
 // What must hold for recloser in every run, checked from the per-second series: while the group
 // is OPEN or PROBING the fleet sends no more than the pool's probe budget, and while RAMPING no
-// more than the current step's allowance (rate for one second plus the burst the step hands out).
+// more than the current step's allowance (rate for one second plus the burst the step hands out:
+// one call each for at most core `admissionLimit` instances).
 // A second is judged only when the state (and step) were the same for the two seconds before it:
 // an instance learns a new plan at its next heartbeat, up to one interval later.
-import { stepBudget, type PoolConfig } from '@recloser/core';
+import { admissionLimit, stepBudget, type PoolConfig } from '@recloser/core';
 import type { SeriesPoint } from './Summary.js';
 
 export interface BudgetOverrun {
@@ -26,7 +27,7 @@ export function probeAndRampOverruns(series: readonly SeriesPoint[], pool: PoolC
       if (p.globalStep === null || a.globalStep !== p.globalStep || b.globalStep !== p.globalStep) continue;
       let limit = 0;
       for (const cap of Object.values(stepBudget(pool, p.globalStep))) {
-        limit += cap.ratePerSec + Math.max(1, cap.concurrency);
+        limit += cap.ratePerSec + admissionLimit(cap);
       }
       limit = Math.ceil(limit);
       if (p.attempts > limit)

@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PoolConfig } from '../pool/PoolConfig.js';
 import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
-import { divideAllowances, maxMinFair, stepBudget, type InstanceDemand } from './Allowance.js';
+import {
+  admissionLimit,
+  divideAllowances,
+  maxMinFair,
+  stepBudget,
+  type InstanceDemand,
+} from './Allowance.js';
 
 function pool(): PoolConfig {
   const p = DEFAULT_POOL('llm', 'llm');
@@ -130,6 +136,35 @@ describe('divideAllowances', () => {
     expect(seen.sort()).toEqual(['a', 'b', 'c', 'd', 'e']);
   });
 
+  it('at full capacity admits floor(rate) instances when the rate exceeds the calls, one call each', () => {
+    const p = pool(); // standard: 500/s, 200 calls
+    const many = Array.from({ length: 600 }, (_, i) => ({
+      instanceId: `i${String(i).padStart(3, '0')}`,
+      demand: { standard: 2 },
+    }));
+    const last = p.ramp.steps.length - 1;
+    const a = divideAllowances(p, last, many.slice(0, 500));
+    expect(a.size).toBe(500);
+    for (const c of a.values()) expect(c.standard).toEqual({ ratePerSec: 1, burst: 1, concurrency: 1 });
+    // more wanting than floor(rate): 500 of the 600 this period, the others next period
+    const b = divideAllowances(p, last, many, 0);
+    expect(b.size).toBe(500);
+    const c = divideAllowances(p, last, many, 1);
+    expect(new Set([...b.keys(), ...c.keys()]).size).toBe(600);
+  });
+
+  it('admits max(calls, floor(rate)): a fractional rate rounds down, more calls than rate admits the calls', () => {
+    const p = pool();
+    p.capacity = { standard: { ratePerSec: 10.9, concurrency: 4 } };
+    const fleet12 = Array.from({ length: 12 }, (_, i) => ({ instanceId: `i${i}`, demand: { standard: 5 } }));
+    const last = p.ramp.steps.length - 1;
+    expect(divideAllowances(p, last, fleet12).size).toBe(10);
+    p.capacity = { standard: { ratePerSec: 4, concurrency: 8 } };
+    const a = divideAllowances(p, last, fleet12);
+    expect(a.size).toBe(8);
+    expect(sum([...a.values()].map((c) => c.standard!.concurrency))).toBe(8);
+  });
+
   const fleet = fc.uniqueArray(
     fc.record({
       instanceId: fc.string({ minLength: 1, maxLength: 6 }),
@@ -170,8 +205,13 @@ describe('divideAllowances', () => {
         continue;
       }
       expect(sum(mine.map((m) => m.ratePerSec))).toBeLessThanOrEqual(b.ratePerSec);
-      expect(sum(mine.map((m) => m.concurrency))).toBeLessThanOrEqual(b.concurrency);
-      expect(sum(mine.map((m) => m.burst))).toBeLessThanOrEqual(Math.max(1, b.concurrency));
+      const limit = Math.max(1, b.concurrency, Math.floor(b.ratePerSec));
+      expect(admissionLimit(b)).toBe(limit);
+      expect(sum(mine.map((m) => m.concurrency))).toBeLessThanOrEqual(limit);
+      expect(sum(mine.map((m) => m.burst))).toBeLessThanOrEqual(limit);
+      // within the step's calls, concurrency never exceeds them
+      if (mine.length <= b.concurrency)
+        expect(sum(mine.map((m) => m.concurrency))).toBeLessThanOrEqual(b.concurrency);
       for (const m of mine) {
         const demand = demands.find((d) => d.instanceId === m.id)!.demand[cls] ?? 0;
         expect(demand).toBeGreaterThan(0);
@@ -184,7 +224,7 @@ describe('divideAllowances', () => {
         }
       }
       const wanting = demands.filter((d) => (d.demand[cls] ?? 0) > 0).length;
-      expect(mine.length).toBe(Math.min(wanting, b.concurrency));
+      expect(mine.length).toBe(Math.min(wanting, limit));
     }
     return a;
   }
@@ -203,7 +243,8 @@ describe('divideAllowances', () => {
         const lo = divideAllowances(p, step, ds);
         const hi = divideAllowances(p, step + 1, ds);
         const fits =
-          ds.filter((d) => (d.demand.standard ?? 0) > 0).length <= stepBudget(p, step).standard!.concurrency;
+          ds.filter((d) => (d.demand.standard ?? 0) > 0).length <=
+          admissionLimit(stepBudget(p, step).standard!);
         if (!fits) return;
         for (const [id, c] of lo) {
           if (!c.standard) continue;
@@ -213,10 +254,10 @@ describe('divideAllowances', () => {
     );
   });
 
-  it('property: consecutive rotations admit every wanting instance within ceil(wanting / calls) periods', () => {
+  it('property: consecutive rotations admit every wanting instance within ceil(wanting / limit) periods', () => {
     fc.assert(
       fc.property(poolArb, fleet, fc.nat(1e6), (p, ds, start) => {
-        const calls = stepBudget(p, 0).standard!.concurrency;
+        const calls = admissionLimit(stepBudget(p, 0).standard!);
         const wanting = ds.filter((d) => (d.demand.standard ?? 0) > 0).map((d) => d.instanceId);
         const seen = new Set<string>();
         for (let r = start; r < start + Math.ceil(wanting.length / calls); r++) {

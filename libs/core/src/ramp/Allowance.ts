@@ -70,14 +70,26 @@ export interface InstanceDemand {
 }
 
 /**
- * Divides each admitted class's step budget among instances by demand. Every admitted instance
- * needs at least one whole call of concurrency and of burst, so when more instances want a class
- * than it has calls, only that many are admitted, chosen by rotating through the wanting
- * instances (ordered by id) with `rotation`: advance it once per allowance period (for example
- * floor(now / validForMs)) and every instance is admitted within ceil(wanting / calls) periods.
- * Guarantees per class: Σ rate ≤ step rate, Σ concurrency ≤ step concurrency, Σ burst ≤ step
- * concurrency; an instance with no demand for a class gets nothing for it (and instances with no
- * allowance at all are absent from the map).
+ * How many instances a step may admit for one class: every admitted instance needs at least one
+ * whole call of concurrency and of burst, so at most the step's concurrency, or — when the step's
+ * rate is larger — floor(rate × 1 s): a burst of one each is then at most one second of the step's
+ * rate. (Capping at concurrency alone left a large fleet unable to use the rate it was allowed:
+ * 500 instances, 200 calls → 200 admitted, the last step binding forever.)
+ */
+export function admissionLimit(budget: ClassCapacity): number {
+  return Math.max(1, budget.concurrency, Math.floor(budget.ratePerSec));
+}
+
+/**
+ * Divides each admitted class's step budget among instances by demand. When more instances want a
+ * class than `admissionLimit` of its budget, only that many are admitted, chosen by rotating
+ * through the wanting instances (ordered by id) with `rotation`: advance it once per allowance
+ * period (for example floor(now / validForMs)) and every instance is admitted within
+ * ceil(wanting / limit) periods. Concurrency is the step's calls water-filled by rate demand
+ * (max(1, fair share) each: one call each when more instances are admitted than the step has calls).
+ * Guarantees per class: Σ rate ≤ step rate; Σ concurrency and Σ burst ≤ max(1, step concurrency,
+ * floor(step rate)); an instance with no demand for a class gets nothing for it (and instances with
+ * no allowance at all are absent from the map).
  */
 export function divideAllowances(
   pool: PoolConfig,
@@ -92,16 +104,20 @@ export function divideAllowances(
       .filter((d) => Number.isFinite(d.demand) && d.demand > 0)
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (!(budget.ratePerSec > 0)) continue;
-    const admitted = admitByRotation(wanting, budget.concurrency, rotation);
+    const admitted = admitByRotation(wanting, admissionLimit(budget), rotation);
     if (admitted.length === 0) continue;
     const rates = maxMinFair(budget.ratePerSec, admitted);
     // concurrency follows the rate demand: an instance wanting a share d of the step rate needs
-    // about d·C of its C calls (at least one); whole calls, water-filled the same way
+    // about d·C of its C calls (at least one); whole calls, water-filled the same way. More
+    // admitted than calls: the fair share is under one call, so one each.
     const needs = admitted.map((a) => ({
       id: a.id,
       need: Math.max(1, Math.ceil((a.demand / budget.ratePerSec) * budget.concurrency - 1e-9)),
     }));
-    const calls = wholeMaxMinFair(budget.concurrency, needs);
+    const calls =
+      admitted.length <= budget.concurrency
+        ? wholeMaxMinFair(budget.concurrency, needs)
+        : new Map(admitted.map((a) => [a.id, 1]));
     for (const a of admitted) {
       const rate = rates.get(a.id) ?? 0;
       const concurrency = calls.get(a.id) ?? 0;
