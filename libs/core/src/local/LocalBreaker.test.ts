@@ -47,15 +47,103 @@ describe('LocalBreaker, consecutive mode', () => {
     expect(breaker.allow()).toBe(false);
   });
 
-  it('needs minAttemptsPerTick in every tick of the streak', () => {
+  it('pools sparse ticks until they reach minAttemptsPerTick; they neither extend nor break the streak alone', () => {
     const { breaker, tickWith } = setup({ minAttemptsPerTick: 3 });
     tickWith(3, 'overload');
-    tickWith(2, 'overload'); // too few attempts: proves nothing, breaks the streak
+    tickWith(2, 'overload'); // too few attempts: pooled, proves nothing yet
+    tickWith(0, 'overload');
+    tickWith(3, 'overload'); // a full tick: judged alone, the pool is dropped
+    expect(breaker.state).toBe('closed');
+    tickWith(2, 'overload');
+    tickWith(1, 'overload'); // 2 + 1 pooled = one bad tick: the third
+    expect(breaker.state).toBe('local_open');
+  });
+
+  it('breaks the streak on a success in a sparse tick', () => {
+    const { breaker, tickWith } = setup({ minAttemptsPerTick: 3 });
     tickWith(3, 'overload');
+    tickWith(3, 'overload');
+    breaker.record('overload', 100);
+    tickWith(1, 'success'); // pooled 1 failure + 1 success: not all systemic
     tickWith(3, 'overload');
     expect(breaker.state).toBe('closed');
-    tickWith(3, 'overload');
-    expect(breaker.state).toBe('local_open');
+  });
+
+  it('defaults: an instance calling every 2 s opens on its third failure in a row (~5 s), not on the second', () => {
+    const { breaker, tickWith } = setup();
+    const states: string[] = [];
+    for (let t = 0; t < 5; t++) {
+      tickWith(t % 2 === 0 ? 1 : 0, 'overload'); // ticks 0, 2, 4 carry one failed call
+      states.push(breaker.state);
+    }
+    expect(states).toEqual(['closed', 'closed', 'closed', 'closed', 'local_open']);
+  });
+
+  it('defaults: an instance calling every 5 s still opens within 11 ticks of a total outage', () => {
+    const { breaker, tickWith } = setup();
+    let openedAt = -1;
+    for (let t = 0; t < 20 && openedAt < 0; t++) {
+      tickWith(t % 5 === 0 ? 1 : 0, 'network');
+      if (breaker.state === 'local_open') openedAt = t;
+    }
+    expect(openedAt).toBe(10);
+  });
+
+  it('forgets a streak after more than windowTicks empty ticks: at windowTicks it holds, at +1 it lapses', () => {
+    const run = (empty: number) => {
+      const { breaker, tickWith } = setup({ windowTicks: 10 });
+      tickWith(1, 'overload');
+      tickWith(1, 'overload');
+      for (let i = 0; i < empty; i++) tickWith(0, 'overload');
+      tickWith(1, 'overload');
+      return breaker.state;
+    };
+    expect(run(10)).toBe('local_open');
+    expect(run(11)).toBe('closed');
+  });
+
+  it('defaults: one failure among successes never trips, tick after tick', () => {
+    const { breaker, clock } = setup();
+    for (let t = 0; t < 50; t++) {
+      breaker.record('overload', 100);
+      breaker.record('success', 100);
+      breaker.tick(CLOSED);
+      clock.advance(TICK);
+    }
+    expect(breaker.state).toBe('closed');
+  });
+
+  it('property (defaults): never opens unless 3 systemic failures came with no success or 429 between them', () => {
+    const outcome = fc.constantFrom<Outcome>(
+      'success',
+      'overload',
+      'network',
+      'slow',
+      'rate_limited',
+      'auth',
+      'client_error',
+      'cancelled',
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(outcome, { maxLength: 6 }), { maxLength: 40 }), (ticks) => {
+        const { breaker, clock } = setup();
+        let run = 0;
+        let longest = 0;
+        for (const outcomes of ticks) {
+          for (const o of outcomes) {
+            breaker.record(o, 10);
+            if (o === 'overload' || o === 'network' || o === 'slow') longest = Math.max(longest, ++run);
+            else if (o === 'success' || o === 'rate_limited') run = 0;
+          }
+          breaker.tick(CLOSED);
+          clock.advance(TICK);
+          if (breaker.state !== 'closed') {
+            expect(longest).toBeGreaterThanOrEqual(3);
+            return;
+          }
+        }
+      }),
+    );
   });
 
   it('with systemicFraction 0.8 a tick of 4 systemic in 5 is bad and 3 in 5 is not', () => {

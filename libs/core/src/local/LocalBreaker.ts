@@ -13,10 +13,14 @@ export interface LocalBreakerOptions {
   /** `consecutive`: N bad ticks in a row; `window`: failure rate over the last windowTicks ticks */
   mode: 'consecutive' | 'window';
   consecutiveTicks: number;
-  /** a tick with fewer relevant attempts than this proves nothing and breaks the streak */
+  /**
+   * a tick with fewer relevant attempts than this is pooled with the next sparse ticks until they
+   * reach it (then they count as one tick); a success among them breaks the streak at once
+   */
   minAttemptsPerTick: number;
   /** a tick is bad when systemic / relevant attempts >= this (1 = all of them) */
   systemicFraction: number;
+  /** window mode: ticks judged together; consecutive mode: a streak lapses after more empty ticks than this */
   windowTicks: number;
   failureRateThreshold: number;
   minWindowAttempts: number;
@@ -28,10 +32,15 @@ export interface LocalBreakerOptions {
   latencySamples: number;
 }
 
+// Defaults that work for an instance calling once every few seconds as well as for a busy one:
+// three bad ticks, a tick bad only when every relevant attempt failed systemically, and ticks
+// without attempts neither extend nor break the streak. A busy instance still needs three whole
+// seconds of nothing but failures; one calling every 2 s opens on its third failure in a row
+// (~5 s into an outage); any success, 429 included, starts over.
 export const DEFAULT_LOCAL_BREAKER: LocalBreakerOptions = {
   mode: 'consecutive',
   consecutiveTicks: 3,
-  minAttemptsPerTick: 3,
+  minAttemptsPerTick: 1,
   systemicFraction: 1,
   windowTicks: 10,
   failureRateThreshold: 0.5,
@@ -73,8 +82,12 @@ export class LocalBreaker {
   private since: number;
   private groupState: GlobalState | null = null;
 
-  // consecutive mode
+  // consecutive mode: bad ticks in a row; sparse ticks pooled until they reach minAttemptsPerTick;
+  // ticks without relevant attempts since the last that had some
   private streak = 0;
+  private pooledRelevant = 0;
+  private pooledSystemic = 0;
+  private idleTicks = 0;
   // window mode: per-tick relevant attempts and systemic failures, a ring of windowTicks
   private readonly windowAttempts: Float64Array;
   private readonly windowSystemic: Float64Array;
@@ -312,6 +325,9 @@ export class LocalBreaker {
 
   private clearTripState(): void {
     this.streak = 0;
+    this.pooledRelevant = 0;
+    this.pooledSystemic = 0;
+    this.idleTicks = 0;
     this.windowAttempts.fill(0);
     this.windowSystemic.fill(0);
     this.trialTaken = false;
@@ -329,6 +345,41 @@ export class LocalBreaker {
     return slot < capacity ? slot : -1;
   }
 
+  /**
+   * Consecutive mode's streak. A tick with enough relevant attempts is judged alone. Fewer (a
+   * low-traffic instance) prove nothing on their own: they are pooled until the pool holds enough,
+   * and a pool that is not bad (a success among the failures) breaks the streak at once. Ticks
+   * without relevant attempts change nothing, but after more than windowTicks of them in a row the
+   * streak lapses (evidence that old says nothing about now).
+   */
+  private judgeTick(relevant: number, systemic: number): void {
+    const o = this.options;
+    if (relevant <= 0) {
+      this.idleTicks += 1;
+      if (this.idleTicks > o.windowTicks) {
+        this.streak = 0;
+        this.pooledRelevant = 0;
+        this.pooledSystemic = 0;
+      }
+      return;
+    }
+    this.idleTicks = 0;
+    if (relevant >= o.minAttemptsPerTick) {
+      this.streak = systemic / relevant >= o.systemicFraction ? this.streak + 1 : 0;
+      this.pooledRelevant = 0;
+      this.pooledSystemic = 0;
+      return;
+    }
+    this.pooledRelevant += relevant;
+    this.pooledSystemic += systemic;
+    const bad = this.pooledSystemic / this.pooledRelevant >= o.systemicFraction;
+    if (!bad || this.pooledRelevant >= o.minAttemptsPerTick) {
+      this.streak = bad ? this.streak + 1 : 0;
+      this.pooledRelevant = 0;
+      this.pooledSystemic = 0;
+    }
+  }
+
   private closeWindow(): Evidence {
     const evidence = emptyEvidence();
     evidence.attempts = this.attempts;
@@ -340,9 +391,7 @@ export class LocalBreaker {
     // client_error and auth say nothing about the dependency: leave them out of the denominator
     const relevant = this.attempts - this.byClass.client_error - this.byClass.auth;
     const systemic = this.byClass.overload + this.byClass.network + this.byClass.slow;
-    const o = this.options;
-    const bad = relevant > 0 && relevant >= o.minAttemptsPerTick && systemic / relevant >= o.systemicFraction;
-    this.streak = bad ? this.streak + 1 : 0;
+    this.judgeTick(relevant, systemic);
     this.windowAttempts[this.windowNext] = relevant;
     this.windowSystemic[this.windowNext] = systemic;
     this.windowNext = (this.windowNext + 1) % this.windowAttempts.length;
