@@ -68,6 +68,7 @@ export class HeartbeatsService {
         },
         instanceId,
         verdict,
+        now,
       );
       plans.push(
         buildPlan({

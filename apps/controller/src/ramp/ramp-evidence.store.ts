@@ -2,10 +2,12 @@
 // window; the step's gates need the whole step's sample (a small step may see one call a second,
 // and a sample of minSample calls takes many windows). Each heartbeat adds its window here; the
 // ramp tick reads the sum for the step the breaker is on. Keyed by (breaker, epoch, step, stepSince),
-// so a new step starts from nothing.
+// so a new step starts from nothing; and a window counts only if it ran wholly under the step
+// (core `countsTowardStep` on the instance's previous heartbeat, kept here per breaker and instance).
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import {
+  countsTowardStep,
   MAX_STEP_WINDOWS,
   stepSample,
   type Evidence,
@@ -40,9 +42,16 @@ export class RampEvidenceStore {
     return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.stepSince}`;
   }
 
-  /** Adds one heartbeat window of an instance's evidence to the step's sample. */
-  async add(k: StepKey, e: Evidence): Promise<void> {
-    if (!(e.attempts > 0)) return;
+  /**
+   * Adds one heartbeat window of an instance's evidence to the step's sample, if the window ran
+   * wholly under the step: the instance's previous heartbeat (swapped for this one's time in one
+   * round trip) must have come after stepSince. Returns whether it counted.
+   */
+  async add(k: StepKey, heartbeat: { instanceId: string; at: number }, e: Evidence): Promise<boolean> {
+    const last = `${this.prefix}last:${k.breakerId}:${heartbeat.instanceId}`;
+    const previous = await this.redis.set(last, String(heartbeat.at), 'PX', KEEP_MS, 'GET');
+    if (!countsTowardStep(previous === null ? null : Number(previous), k.stepSince)) return false;
+    if (!(e.attempts > 0)) return false;
     const key = this.key(k);
     const m = this.redis.multi();
     m.hincrby(key, 'attempts', Math.round(e.attempts));
@@ -62,6 +71,7 @@ export class RampEvidenceStore {
       m.pexpire(list, KEEP_MS);
     }
     await m.exec();
+    return true;
   }
 
   /** The step's sample so far (core `stepSample` combines the windows). */

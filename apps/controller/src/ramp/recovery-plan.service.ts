@@ -49,14 +49,23 @@ export class RecoveryPlanService {
     private readonly config: ControllerConfig,
   ) {}
 
-  async planFor(breaker: PlanBreaker, instanceId: string, verdict: BreakerVerdict): Promise<RecoveryPlan> {
+  /** `receivedAt`: when the heartbeat arrived (before the breaker was read), for the step evidence rule. */
+  async planFor(
+    breaker: PlanBreaker,
+    instanceId: string,
+    verdict: BreakerVerdict,
+    receivedAt = Date.now(),
+  ): Promise<RecoveryPlan> {
     const validForMs = this.config.heartbeatTtlMs;
     const nothing: RecoveryPlan = { probe: null, allowance: null, validForMs };
     if (breaker.state !== 'probing' && breaker.state !== 'ramping') return nothing;
     try {
       return breaker.state === 'probing'
         ? { ...nothing, probe: await this.probeFor(breaker, instanceId, verdict) }
-        : { ...nothing, allowance: await this.allowanceFor(breaker, instanceId, verdict, validForMs) };
+        : {
+            ...nothing,
+            allowance: await this.allowanceFor(breaker, instanceId, verdict, validForMs, receivedAt),
+          };
     } catch (err) {
       // the plan without recovery figures is still a plan: the instance is paused (or admits nothing) and asks again
       this.logger.warn(`recovery plan for ${breaker.breakerId}/${instanceId}: ${(err as Error).message}`);
@@ -99,9 +108,11 @@ export class RecoveryPlanService {
     instanceId: string,
     verdict: BreakerVerdict,
     validForMs: number,
+    receivedAt: number,
   ): Promise<RecoveryPlan['allowance']> {
     if (breaker.step === null) return {};
     if (breaker.stepSince !== null) {
+      // counted only if this window ran wholly under the step (core countsTowardStep)
       await this.evidence.add(
         {
           breakerId: breaker.breakerId,
@@ -109,6 +120,7 @@ export class RecoveryPlanService {
           step: breaker.step,
           stepSince: breaker.stepSince,
         },
+        { instanceId, at: receivedAt },
         verdict.evidence,
       );
     }

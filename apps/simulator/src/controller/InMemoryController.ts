@@ -11,6 +11,7 @@
 import {
   addEvidenceWindow,
   buildPlan,
+  countsTowardStep,
   decideProbeGrant,
   designateProbers,
   divideAllowances,
@@ -159,7 +160,9 @@ export class InMemoryController implements Transport {
         openSince: open ? (prev?.openSince ?? now) : null,
         demand: { ...(verdict.demand ?? {}) },
       });
-      if (this.state.state === 'ramping' && this.state.stepSince !== null) {
+      // only a window that ran wholly under the current step's plan counts toward it
+      const s = this.state;
+      if (s.state === 'ramping' && s.stepSince !== null && countsTowardStep(prev?.lastSeenAt, s.stepSince)) {
         addEvidenceWindow(this.stepWindows(), verdict.evidence);
       }
       breakers.push(this.planFor(req.instanceId, now));

@@ -2,7 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyEvidence } from '../outcome/Outcome.js';
 import type { Evidence } from '../wire.js';
-import { addEvidenceWindow, combineWindowPercentiles, emptyStepWindows, stepSample } from './StepSample.js';
+import {
+  addEvidenceWindow,
+  combineWindowPercentiles,
+  countsTowardStep,
+  emptyStepWindows,
+  stepSample,
+} from './StepSample.js';
 
 const window = (
   attempts: number,
@@ -93,5 +99,28 @@ describe('step windows', () => {
       ttftP95Ms: null,
       queueAgeMs: null,
     });
+  });
+});
+
+describe('countsTowardStep', () => {
+  it('counts a window only when the previous heartbeat came after the step began (edges at stepSince ± 1 ms)', () => {
+    expect(countsTowardStep(10_001, 10_000)).toBe(true);
+    expect(countsTowardStep(10_000, 10_000)).toBe(false);
+    expect(countsTowardStep(9_999, 10_000)).toBe(false);
+  });
+
+  it('does not count a window whose previous heartbeat is unknown', () => {
+    expect(countsTowardStep(null, 10_000)).toBe(false);
+    expect(countsTowardStep(undefined, 10_000)).toBe(false);
+    expect(countsTowardStep(Number.NaN, 10_000)).toBe(false);
+  });
+
+  it('property: a window that started before a step change never counts toward the new step', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1e9 }), fc.integer({ min: 0, max: 1e6 }), (since, before) => {
+        expect(countsTowardStep(since - before, since)).toBe(false);
+        expect(countsTowardStep(since + before + 1, since)).toBe(true);
+      }),
+    );
   });
 });

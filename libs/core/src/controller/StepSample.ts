@@ -46,6 +46,23 @@ export function emptyStepWindows(): StepWindows {
 /** Windows kept per figure: the newest matter most (the controller trims its Redis lists the same). */
 export const MAX_STEP_WINDOWS = 2000;
 
+/**
+ * Whether an instance's heartbeat window counts toward the step judged since `stepSince`. The
+ * window covers the calls since the instance's previous heartbeat, and the instance learns a new
+ * step's allowance only from the answer to its first heartbeat after the change: so a window
+ * counts only if the previous heartbeat came after the step began — the whole window then ran
+ * under the new plan. Strictly after: a heartbeat in the very millisecond of the change may have
+ * been answered from the old state. No previous heartbeat known → it does not count.
+ */
+export function countsTowardStep(previousHeartbeatAt: number | null | undefined, stepSince: number): boolean {
+  return (
+    previousHeartbeatAt !== null &&
+    previousHeartbeatAt !== undefined &&
+    Number.isFinite(previousHeartbeatAt) &&
+    previousHeartbeatAt > stepSince
+  );
+}
+
 /** Adds one heartbeat window of an instance's evidence; windows without attempts add nothing. */
 export function addEvidenceWindow(step: StepWindows, e: Evidence): void {
   if (!(e.attempts > 0)) return;
