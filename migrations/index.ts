@@ -1,5 +1,6 @@
 // Every migration, oldest first. Add new ones at the end (one line each).
 import { Spine1764684000000 } from './1764684000000-Spine.js';
 import { RecoveryPools1764684600000 } from './1764684600000-RecoveryPools.js';
+import { TransitionFromStep1764691200000 } from './1764691200000-TransitionFromStep.js';
 
-export const migrations = [Spine1764684000000, RecoveryPools1764684600000];
+export const migrations = [Spine1764684000000, RecoveryPools1764684600000, TransitionFromStep1764691200000];

@@ -64,4 +64,14 @@ describe('transition chain', () => {
     };
     expect(verifyChain(rows)).toMatchObject({ ok: false, brokenAtSeq: 3 });
   });
+
+  it('covers the step a ramp transition left, when there is one', () => {
+    const rows = chain([
+      row(1),
+      row(2, { actor: 'ramp', from: 'ramping', to: 'ramping', fromStep: 1, step: 2 }),
+    ]);
+    expect(verifyChain(rows)).toEqual({ ok: true, length: 2 });
+    rows[1] = { ...rows[1]!, fromStep: 0 };
+    expect(verifyChain(rows)).toMatchObject({ ok: false, brokenAtSeq: 2 });
+  });
 });

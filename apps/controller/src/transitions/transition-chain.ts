@@ -10,6 +10,8 @@ export interface ChainedTransition {
   from: string;
   to: string;
   epoch: number;
+  /** the ramp step left; only hashed when set (rows outside a ramp hash as they did before it existed) */
+  fromStep?: number | null;
   step: number | null;
   actor: string;
   reason: string;

@@ -26,6 +26,11 @@ export class TransitionEntity {
   @Column({ type: 'integer' })
   epoch: number;
 
+  /** the ramp step the breaker left (null outside a ramp) */
+  @Column({ name: 'from_step', type: 'integer', nullable: true })
+  fromStep: number | null;
+
+  /** the ramp step the breaker entered (null outside a ramp) */
   @Column({ type: 'integer', nullable: true })
   step: number | null;
 

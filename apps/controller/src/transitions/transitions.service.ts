@@ -18,6 +18,7 @@ export interface TransitionView {
   from: string;
   to: string;
   epoch: number;
+  fromStep: number | null;
   step: number | null;
   actor: string;
   reason: string;
@@ -71,8 +72,12 @@ export class TransitionsService {
         formedBy: [...(extra.formedBy ?? [])],
         at: new Date(at).toISOString(),
       };
+      // hashed only when set: rows without a step change hash exactly as before the column existed
+      if (record.fromStep !== null && record.fromStep !== undefined) fields.fromStep = record.fromStep;
       const hash = chainHash(prevHash, fields);
-      rows.push(repo.create({ ...fields, at: new Date(at), prevHash, hash }));
+      rows.push(
+        repo.create({ ...fields, fromStep: record.fromStep ?? null, at: new Date(at), prevHash, hash }),
+      );
       prevHash = hash;
     }
     return repo.save(rows);
@@ -100,8 +105,8 @@ export class TransitionsService {
     const rows = await this.transitions.find({ where: { breakerId }, order: { seq: 'ASC' } });
     return verifyChain(
       rows.map((r) => {
-        const { id: _id, ...chained } = toView(r);
-        return chained;
+        const { id: _id, fromStep, ...chained } = toView(r);
+        return fromStep === null ? chained : { ...chained, fromStep };
       }),
     );
   }
@@ -115,6 +120,7 @@ export function toView(r: TransitionEntity): TransitionView {
     from: r.from,
     to: r.to,
     epoch: r.epoch,
+    fromStep: r.fromStep,
     step: r.step,
     actor: r.actor,
     reason: r.reason,
