@@ -158,6 +158,13 @@ describe('bad input to POST /v1/heartbeats: the right 4xx naming the field, and 
     },
   ];
 
+  cases.push({
+    name: 'empty group in the query',
+    status: 400,
+    message: /group must be longer than or equal to 1 characters/,
+    send: () => t.request('GET', '/v1/breakers?group=', { token: key }),
+  });
+
   for (const c of cases) {
     it(`${c.name} → ${c.status}`, async () => {
       const before = await snapshotTables(t);

@@ -28,5 +28,5 @@ export class FleetKeyGuard implements CanActivate {
 function groupOf(source: unknown): string | null {
   if (!source || typeof source !== 'object') return null;
   const group = (source as { group?: unknown }).group;
-  return typeof group === 'string' ? group : null;
+  return typeof group === 'string' && group !== '' ? group : null; // an empty group is a validation error (400)
 }
