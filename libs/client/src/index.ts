@@ -1,7 +1,7 @@
 // @recloser/client: the SDK a worker instance embeds.
 export { createRecloser, Recloser } from './Recloser.js';
 export type { RecloserOptions, ReachabilityEvent, TickResult } from './Recloser.js';
-export { Breaker } from './breaker/Breaker.js';
+export { BACKLOG_DRAIN_MS, Breaker } from './breaker/Breaker.js';
 export type {
   BreakerOptions,
   BreakerState,

@@ -13,6 +13,7 @@ export * from './ramp/TokenBucket.js';
 export * from './local/LocalBreaker.js';
 export * from './ramp/Gates.js';
 export * from './ramp/Allowance.js';
+export * from './ramp/StepLoad.js';
 export * from './probe/ProbeBudget.js';
 export * from './probe/Designation.js';
 export * from './controller/StepSample.js';

@@ -1,11 +1,11 @@
 // The ramp's clock, one runner across replicas (a BullMQ job scheduler): every second, each breaker
 // that is not CLOSED gets core `onTick` — OPEN → PROBING after its cooldown, and for a RAMPING
 // breaker the gate evaluation on the step's sample (step up, hold, step down, collapse → OPEN,
-// CLOSED after the last step held). The gate figures go into each transition record (core puts
-// them in the record's figures).
+// CLOSED after the last step held and the live fleet's demand fits it). The gate figures (and at the
+// last step the demand against the budget) go into each transition record (core puts them there).
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { mathRng, onTick, type GlobalBreakerState, type RampSample } from '@recloser/core';
+import { fleetDemand, mathRng, onTick, type GlobalBreakerState, type RampSample } from '@recloser/core';
 import { In, Repository } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
 import { BreakerEntity } from '../breakers/breaker.entity.js';
@@ -13,6 +13,7 @@ import { PoolsService } from '../pools/pools.service.js';
 import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
 import { JobName } from '../queues/queue.constants.js';
 import { QueueService } from '../queues/queue.service.js';
+import { LiveDemandRepository } from './live-demand.repository.js';
 import { RampEvidenceStore, type StepKey } from './ramp-evidence.store.js';
 
 export const RAMP_TICK_MS = 1000;
@@ -30,6 +31,7 @@ export class RampTickHandler implements JobHandlerInstance, OnApplicationBootstr
     private readonly evidence: RampEvidenceStore,
     private readonly breakerState: BreakerStateService,
     private readonly queues: QueueService,
+    private readonly liveDemand: LiveDemandRepository,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -66,12 +68,20 @@ export class RampTickHandler implements JobHandlerInstance, OnApplicationBootstr
     const pool = await this.pools.resolve(row.dependency);
     const seen = stepKeyOf(row.id, row.globalState);
     const sample = seen ? await this.evidence.sample(seen) : undefined;
+    // what the live fleet wants (backlog included): the last step closes only when it fits
+    const demand = seen ? fleetDemand(await this.liveDemand.live(row.id)) : undefined;
     const result = await this.breakerState.transition(row.id, (state, ctx) => {
       const current = stepKeyOf(row.id, state);
       // the sample belongs to the step read above; if the breaker moved since, judge nothing this tick
       const sampleNow: RampSample | undefined =
         current && seen && sameStep(current, seen) ? sample : undefined;
-      return onTick(state, { now: ctx.now, rng: mathRng, pool, ...(sampleNow ? { sample: sampleNow } : {}) });
+      return onTick(state, {
+        now: ctx.now,
+        rng: mathRng,
+        pool,
+        ...(sampleNow ? { sample: sampleNow } : {}),
+        ...(sampleNow && demand ? { demand } : {}),
+      });
     });
     return result.transitions.length;
   }

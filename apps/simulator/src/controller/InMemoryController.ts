@@ -18,6 +18,7 @@ import {
   emptyStepWindows,
   evaluateQuorum,
   findIsolated,
+  fleetDemand,
   initialGlobalState,
   isLocallyOpen,
   onProbeResult,
@@ -128,8 +129,13 @@ export class InMemoryController implements Transport {
     });
     this.apply(onQuorum(this.state, this.lastQuorum, now, pool, this.rng));
     const sample = this.state.state === 'ramping' ? stepSample(this.stepWindows()) : undefined;
+    // what the live fleet wants (backlog included): the last step closes only when it fits
+    const demand = sample ? fleetDemand(this.liveRows(now)) : undefined;
     this.apply(
-      onTick(this.state, sample ? { now, rng: this.rng, pool, sample } : { now, rng: this.rng, pool }),
+      onTick(
+        this.state,
+        sample && demand ? { now, rng: this.rng, pool, sample, demand } : { now, rng: this.rng, pool },
+      ),
     );
     for (const i of findIsolated([...this.rows.values()], {
       now,

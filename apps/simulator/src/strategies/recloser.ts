@@ -2,14 +2,7 @@
 // in-memory controller that composes the real core decisions. Nothing of the policy lives here:
 // this file only wires the SDK's allow()/record() to the workload and drives the tickers.
 import { createRecloser, type Breaker, type BreakerState, type Recloser } from '@recloser/client';
-import {
-  DEFAULT_POOL,
-  DEFAULT_QUORUM,
-  seededRng,
-  type LocalBreakerInit,
-  type Outcome,
-  type PoolConfig,
-} from '@recloser/core';
+import { DEFAULT_POOL, DEFAULT_QUORUM, seededRng, type Outcome, type PoolConfig } from '@recloser/core';
 import { InMemoryController } from '../controller/InMemoryController.js';
 import type { Simulation } from '../engine/Simulation.js';
 import type { CallGate, GateKind } from '../workload/CallGate.js';
@@ -21,23 +14,6 @@ export const SIM_DEPENDENCY = 'llm-provider';
 export const HEARTBEAT_INTERVAL_MS = 1000;
 export const HEARTBEAT_TTL_MS = 5000;
 export const ISOLATION_AFTER_MS = 30_000;
-
-/**
- * Each instance's local breaker as an application would configure it: the SDK's defaults (3 busy
- * ticks in a row, every relevant call systemic) when an instance sends at least a call a second.
- * Below that a tick rarely holds 3 calls, so the default can never fire (and the group never
- * opens); such an instance uses the SDK's window mode with the same rule (every relevant call
- * systemic) over a window long enough to hold a few calls.
- */
-export function localBreakerFor(demandPerSec: number): LocalBreakerInit {
-  if (demandPerSec >= 1) return {};
-  return {
-    mode: 'window',
-    windowTicks: Math.min(60, Math.ceil(3 / demandPerSec)),
-    failureRateThreshold: 1,
-    minWindowAttempts: 3,
-  };
-}
 
 /** The pool an operator would configure for this provider: the defaults, sized to its capacity. */
 export function poolFor(
@@ -114,7 +90,8 @@ export const recloser: Strategy = {
     controller.onTransition = (t) => recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to });
     const sdks: Recloser[] = [];
     const gates: SdkGate[] = [];
-    for (const inst of ctx.instances) {
+    let workers: Worker[] = [];
+    ctx.instances.forEach((inst, i) => {
       const sdk = createRecloser({
         instanceId: inst.id,
         group: SIM_GROUP,
@@ -125,18 +102,19 @@ export const recloser: Strategy = {
         transport: controller,
         autoStart: false,
       });
+      // the SDK's default local breaker, as an application would leave it; the worker's queue is
+      // reported as backlog, so the controller sees the work waiting, not just the calls asked for
       const breaker = sdk.breaker(SIM_DEPENDENCY, {
         defaultClass: trafficClass,
         slowThresholdMs: ctx.workload.slowThresholdMs,
-        local: localBreakerFor(ctx.workload.demandPerSec),
+        backlog: () => workers[i]?.backlog() ?? 0,
       });
       breaker.onStateChange((e) =>
         recorder.transition({ at: sim.now(), who: inst.id, from: norm(e.from), to: norm(e.to) }),
       );
       sdks.push(sdk);
       gates.push(new SdkGate(sim, breaker, trafficClass));
-    }
-    let workers: Worker[] = [];
+    });
     return {
       gate: (i) => gates[i]!,
       attach: (w) => {

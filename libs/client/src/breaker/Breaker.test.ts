@@ -12,6 +12,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isBreakerOpenError, TransportError } from '../errors/Errors.js';
 import { createRecloser } from '../Recloser.js';
+import { BACKLOG_DRAIN_MS } from './Breaker.js';
 import type { ProbeLeaseRequest, Transport } from '../transport/Transport.js';
 
 /** A faked controller: records heartbeats and probe results, answers with plans the test sets. */
@@ -319,6 +320,31 @@ describe('Breaker with a faked controller: plans', () => {
     clock.advance(1_000);
     await recloser.tick();
     expect(controller.heartbeats[1]!.breakers[0]!.demand).toEqual({ standard: 30, long_context: 3 });
+  });
+});
+
+describe('Breaker backlog option', () => {
+  it('raises the default class demand by backlog / 10 s; no backlog, zero or NaN adds nothing', async () => {
+    const { clock, controller, recloser } = setup();
+    let waiting = 0;
+    const llm = recloser.breaker('queued', { backlog: () => waiting });
+    for (let i = 0; i < 4; i++) llm.allow();
+    clock.advance(2_000);
+    await recloser.tick();
+    expect(controller.heartbeats[0]!.breakers.find((b) => b.dependency === 'queued')!.demand).toEqual({
+      standard: 2,
+    });
+    waiting = 250; // 250 queued items → 25 more calls/s wanted
+    for (let i = 0; i < 4; i++) llm.allow();
+    clock.advance(2_000);
+    await recloser.tick();
+    expect(controller.heartbeats[1]!.breakers.find((b) => b.dependency === 'queued')!.demand).toEqual({
+      standard: 2 + 250 / (BACKLOG_DRAIN_MS / 1000),
+    });
+    waiting = Number.NaN;
+    clock.advance(1_000);
+    await recloser.tick();
+    expect(controller.heartbeats[2]!.breakers.find((b) => b.dependency === 'queued')!.demand).toEqual({});
   });
 });
 

@@ -43,7 +43,20 @@ export interface BreakerOptions {
   classifyError?: (err: unknown) => Outcome;
   /** age of the oldest queued work item, reported as saturation evidence */
   queueAgeMs?: () => number | null;
+  /**
+   * work items waiting for this dependency (queued, not yet attempted), of the default class.
+   * Reported as extra demand of backlog / BACKLOG_DRAIN_MS per second, so the controller sees
+   * queued work — a caller that waits for a token asks only at the admitted pace — and keeps the
+   * ramp's last step until what the fleet wants fits, instead of lifting every limit at once.
+   */
+  backlog?: () => number;
 }
+
+/**
+ * The horizon over which a reported backlog is meant to drain: 10 s, about one ramp dwell (the
+ * default dwell), so a backlog that the last step could clear within a dwell counts as fitting.
+ */
+export const BACKLOG_DRAIN_MS = 10_000;
 
 export interface ExecuteOptions {
   signal?: AbortSignal;
@@ -276,6 +289,11 @@ export class Breaker {
     for (const [trafficClass, slot] of this.classes) {
       if (slot.wanted > 0) demand[trafficClass] = Math.round((slot.wanted / seconds) * 1000) / 1000;
       slot.wanted = 0;
+    }
+    const backlog = this.options.backlog?.();
+    if (backlog !== undefined && Number.isFinite(backlog) && backlog > 0) {
+      const wanted = (demand[this.defaultClass] ?? 0) + backlog / (BACKLOG_DRAIN_MS / 1000);
+      demand[this.defaultClass] = Math.round(wanted * 1000) / 1000;
     }
     // a probe call that never settled: its lease is gone, forget it
     if (this.probeInFlight !== null && now >= this.probeExpiresAt) this.probeInFlight = null;

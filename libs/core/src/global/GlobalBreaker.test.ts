@@ -295,6 +295,47 @@ describe('RAMPING', () => {
   });
 });
 
+describe('the last step closes only when it is not binding', () => {
+  const budget = pool.capacity.standard!.ratePerSec; // the last step's rate (fraction 1)
+  const at = (s: GlobalBreakerState, now: number, demand: Record<string, number>) =>
+    onTick(s, { now, rng: rng(), pool, sample: good, demand });
+
+  it('stays at the last step, settled and recorded once, while the fleet wants more than it allows', () => {
+    const s = climbTo(ramping(0), 5);
+    const t1 = s.stepSince! + DWELL + 1;
+    const held = at(s, t1, { standard: budget * 3 });
+    expect(held.next).toMatchObject({ state: 'ramping', step: 5, settled: true, stepSince: t1 });
+    expect(held.transitions).toHaveLength(1);
+    expect(held.transitions[0]!.reason).toMatch(/wants more than it allows .*settled, still throttled/);
+    expect(held.transitions[0]!.figures.load).toEqual({ standard: { demand: budget * 3, budget } });
+    // judged again each dwell, silently while still binding: nothing at T−1 ms, a fresh window at T+1 ms
+    expect(at(held.next, t1 + DWELL - 1, { standard: budget * 2 }).next).toBe(held.next);
+    const again = at(held.next, t1 + DWELL + 1, { standard: budget * 2 });
+    expect(again.transitions).toEqual([]);
+    expect(again.next).toMatchObject({ state: 'ramping', step: 5, stepSince: t1 + DWELL + 1 });
+    // the backlog drained: demand at exactly the step's rate fits
+    const t3 = t1 + 2 * DWELL + 2;
+    const closed = at(again.next, t3, { standard: budget });
+    expect(closed.next.state).toBe('closed');
+    expect(closed.transitions[0]!.reason).toMatch(/demand fits/);
+    expect(closed.transitions[0]!.figures.load).toEqual({ standard: { demand: budget, budget } });
+  });
+
+  it('closes at once when the demand fits from the start, and without demand figures as before', () => {
+    const s = climbTo(ramping(0), 5);
+    expect(at(s, s.stepSince! + DWELL + 1, { standard: 1 }).next.state).toBe('closed');
+    expect(tick(s, s.stepSince! + DWELL + 1, good).next.state).toBe('closed');
+  });
+
+  it('a binding last step that degrades still holds, then steps back', () => {
+    const s = at(climbTo(ramping(0), 5), DWELL * 6 + 10, { standard: budget * 3 }).next;
+    const d1 = onTick(s, { now: s.stepSince! + DWELL + 1, rng: rng(), pool, sample: degraded, demand: {} });
+    expect(d1.next).toMatchObject({ step: 5, heldAtStep: 5, settled: false });
+    const d2 = onTick(d1.next, { now: d1.next.stepSince! + DWELL + 1, rng: rng(), pool, sample: degraded });
+    expect(d2.next).toMatchObject({ step: 4, ceiling: 5 });
+  });
+});
+
 describe('provider models (the recovery a simulator would see)', () => {
   /** gates hold while admitted load ≤ capacity; far above it the provider collapses */
   function run(capacity: number, durationMs: number) {
@@ -371,7 +412,7 @@ describe('operator actions', () => {
 describe('invariants (property)', () => {
   type Ev =
     | { kind: 'quorum'; dt: number; reached: boolean }
-    | { kind: 'tick'; dt: number; sample: RampSample | null }
+    | { kind: 'tick'; dt: number; sample: RampSample | null; demand: number | null }
     | { kind: 'probe'; dt: number; outcome: 'success' | 'overload' | 'rate_limited'; latencyMs: number }
     | { kind: 'operator'; dt: number; action: OperatorAction };
   const dt = fc.integer({ min: 0, max: 40_000 });
@@ -396,7 +437,15 @@ describe('invariants (property)', () => {
   );
   const ev: fc.Arbitrary<Ev> = fc.oneof(
     { arbitrary: fc.record({ kind: fc.constant('quorum' as const), dt, reached: fc.boolean() }), weight: 2 },
-    { arbitrary: fc.record({ kind: fc.constant('tick' as const), dt, sample }), weight: 8 },
+    {
+      arbitrary: fc.record({
+        kind: fc.constant('tick' as const),
+        dt,
+        sample,
+        demand: fc.option(fc.double({ min: 0, max: 2000, noNaN: true })),
+      }),
+      weight: 8,
+    },
     {
       arbitrary: fc.record({
         kind: fc.constant('probe' as const),
@@ -446,9 +495,13 @@ describe('invariants (property)', () => {
           now += e.dt;
           let d: Decision;
           if (e.kind === 'quorum') d = onQuorum(s, { ...reached, reached: e.reached }, now, pool, r);
-          else if (e.kind === 'tick')
-            d = onTick(s, e.sample ? { now, rng: r, pool, sample: e.sample } : { now, rng: r, pool });
-          else if (e.kind === 'probe')
+          else if (e.kind === 'tick') {
+            const input = e.sample ? { now, rng: r, pool, sample: e.sample } : { now, rng: r, pool };
+            d = onTick(s, e.demand === null ? input : { ...input, demand: { standard: e.demand } });
+            // CLOSED from RAMPING only when the demand (if known) fits the last step's rate
+            if (s.state === 'ramping' && d.next.state === 'closed' && e.demand !== null)
+              expect(e.demand).toBeLessThanOrEqual(pool.capacity.standard!.ratePerSec);
+          } else if (e.kind === 'probe')
             d = onProbeResult(s, { outcome: e.outcome, latencyMs: e.latencyMs }, pool, now, r);
           else d = applyOperatorAction(s, e.action, 'test', now, pool, r);
           checkState(d.next, pool.ramp.steps.length);

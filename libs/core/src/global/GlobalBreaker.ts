@@ -2,7 +2,8 @@
 // state: CLOSED → OPEN on a quorum of live instances; OPEN → PROBING after a jittered,
 // exponentially growing cooldown; PROBING → RAMPING(0) after enough probes pass the gates; a
 // stepped ramp that only climbs while the gates hold, settles below a step the provider cannot
-// sustain and retries it after ever longer waits; CLOSED only after the last step held a dwell.
+// sustain and retries it after ever longer waits; CLOSED only after the last step held a dwell
+// and the fleet's demand fits within it (else it stays there: recovered, still throttled).
 // Every change comes back with a TransitionRecord for the transition log.
 import { backoffDelayMs, type BackoffOptions } from '../backoff/Backoff.js';
 import type { PoolConfig } from '../pool/PoolConfig.js';
@@ -15,7 +16,8 @@ import {
   type ProbeObservation,
   type RampSample,
 } from '../ramp/Gates.js';
-import type { GlobalState } from '../wire.js';
+import { describeLoad, stepLoad, type ClassLoad } from '../ramp/StepLoad.js';
+import type { GlobalState, TrafficClass } from '../wire.js';
 
 export interface GlobalBreakerState {
   state: GlobalState;
@@ -45,7 +47,10 @@ export interface GlobalBreakerState {
   nextStepUpAfter: number | null;
   /** the last step whose gates passed in this ramp: where a collapse above it lands */
   lastPassedStep: number | null;
-  /** recovered at a sustainable level: the gates hold just below a ceiling that is not yet retried */
+  /**
+   * recovered at a sustainable level: the gates hold just below a ceiling that is not yet retried,
+   * or at the last step while the fleet still wants more than it allows (not closed yet)
+   */
   settled: boolean;
   /** operator force_open: stays OPEN (no probing) until force_close or resume_ramp */
   operatorHold: boolean;
@@ -75,6 +80,8 @@ export interface TransitionFigures {
   nextStepUpAfter?: number | null;
   failedRecoveries?: number;
   action?: OperatorAction;
+  /** at the last step: the fleet's demand against the step's rate, per admitted class (req/s) */
+  load?: Record<TrafficClass, ClassLoad>;
 }
 
 export interface TransitionRecord {
@@ -229,6 +236,12 @@ export interface TickInput {
   pool: PoolConfig;
   /** RAMPING: what admitted traffic showed since `stepSince` (summed over instances) */
   sample?: RampSample;
+  /**
+   * RAMPING: the live fleet's reported demand per class (req/s, refused calls and backlog
+   * included). The last step closes only when it fits the step's rate; without it the ramp
+   * cannot tell and closes once the last step held.
+   */
+  demand?: Record<TrafficClass, number>;
 }
 
 /** Timers and the ramp: OPEN → PROBING after the cooldown; RAMPING judged on its sample. */
@@ -253,7 +266,7 @@ export function onTick(s: GlobalBreakerState, input: TickInput): Decision {
   return unchanged(s);
 }
 
-function rampTick(s0: GlobalBreakerState, { now, rng, pool, sample }: TickInput): Decision {
+function rampTick(s0: GlobalBreakerState, { now, rng, pool, sample, demand }: TickInput): Decision {
   const last = pool.ramp.steps.length - 1;
   // the pool may have lost steps since the ramp began: stay within range
   const s =
@@ -315,14 +328,24 @@ function rampTick(s0: GlobalBreakerState, { now, rng, pool, sample }: TickInput)
   }
 
   // pass
-  if (step >= last) {
-    const next = closed(s, now);
-    return move(next, `last step held for ${now - stepSince} ms: recovered`);
-  }
   const passedCeiling = s.ceiling !== null && step >= s.ceiling;
   const base: Partial<GlobalBreakerState> = passedCeiling
     ? { ceiling: null, ceilingRetries: 0, nextStepUpAfter: null, lastPassedStep: step }
     : { lastPassedStep: step };
+  if (step >= last) {
+    const load = demand ? stepLoad(pool, step, demand) : null;
+    const figures: TransitionFigures = load ? { load: load.classes } : {};
+    if (load?.binding) {
+      // lifting the limits now would send the whole backlog at once: stay, judged again each dwell
+      const next: GlobalBreakerState = { ...s, ...base, stepSince: now, heldAtStep: null, settled: true };
+      if (s.settled) return { next, transitions: [] };
+      const reason = `last step held but the fleet wants more than it allows (${describeLoad(load)}): settled, still throttled`;
+      return move(next, reason, figures);
+    }
+    const next = closed(s, now);
+    const fits = load ? ` and the fleet's demand fits (${describeLoad(load)})` : '';
+    return move(next, `last step held for ${now - stepSince} ms${fits}: recovered`, figures);
+  }
   const blocked =
     !passedCeiling && s.ceiling !== null && step + 1 >= s.ceiling && now < (s.nextStepUpAfter ?? 0);
   if (blocked) {
