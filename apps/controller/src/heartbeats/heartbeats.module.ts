@@ -7,6 +7,7 @@ import { RampModule } from '../ramp/ramp.module.js';
 import { HeartbeatsController } from './heartbeats.controller.js';
 import { HeartbeatsService } from './heartbeats.service.js';
 import { InstanceEntity } from './instance.entity.js';
+import { PruneSilentInstancesJob } from './prune-silent-instances.job.js';
 
 @Module({
   imports: [
@@ -17,6 +18,6 @@ import { InstanceEntity } from './instance.entity.js';
     RampModule,
   ],
   controllers: [HeartbeatsController],
-  providers: [HeartbeatsService],
+  providers: [HeartbeatsService, PruneSilentInstancesJob],
 })
 export class HeartbeatsModule {}

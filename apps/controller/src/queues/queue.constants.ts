@@ -11,6 +11,8 @@ export enum QueueName {
 export const JobName = {
   /** periodic quorum evaluation, so a quorum forms without further heartbeats (breakers/evaluate-quorum.job.ts) */
   EvaluateQuorum: 'breakers.evaluate-quorum',
+  /** delete presence and verdict rows of instances silent for long (heartbeats/prune-silent-instances.job.ts) */
+  PruneSilentInstances: 'heartbeats.prune-silent-instances',
   /** OPEN → PROBING after the cooldown; RAMPING gates judged on the step's sample (ramp/ramp-tick.handler.ts) */
   RampTick: 'recovery.ramp-tick',
   /** drop expired probe leases of every pool (probes/lease-expiry.handler.ts) */
@@ -20,6 +22,7 @@ export type JobName = (typeof JobName)[keyof typeof JobName];
 
 export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.EvaluateQuorum]: QueueName.Breakers,
+  [JobName.PruneSilentInstances]: QueueName.Breakers,
   [JobName.RampTick]: QueueName.Recovery,
   [JobName.ExpireProbeLeases]: QueueName.Recovery,
 };

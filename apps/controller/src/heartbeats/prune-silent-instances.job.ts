@@ -1,0 +1,36 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ControllerConfig } from '../config/controller-config.js';
+import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
+import { JobName } from '../queues/queue.constants.js';
+import { QueueService } from '../queues/queue.service.js';
+
+const PRUNE_EVERY_MS = 60_000;
+/** silent instances stay visible to operators this long (at least an hour, or 10 TTLs) */
+export const silentRetentionMs = (heartbeatTtlMs: number): number => Math.max(3_600_000, 10 * heartbeatTtlMs);
+
+/**
+ * Fleets churn (autoscaling, redeploys with fresh instance ids): rows of instances silent for
+ * longer than the retention are deleted, so the tables stay proportional to the live fleet.
+ */
+@Injectable()
+@JobHandler(JobName.PruneSilentInstances)
+export class PruneSilentInstancesJob implements JobHandlerInstance, OnApplicationBootstrap {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly queues: QueueService,
+    private readonly config: ControllerConfig,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queues.every(JobName.PruneSilentInstances, PRUNE_EVERY_MS);
+  }
+
+  async handle(): Promise<{ verdicts: number; instances: number }> {
+    const before = new Date(Date.now() - silentRetentionMs(this.config.heartbeatTtlMs));
+    const [, verdicts] = await this.db.query('DELETE FROM verdicts WHERE reported_at < $1', [before]);
+    const [, instances] = await this.db.query('DELETE FROM instances WHERE last_seen_at < $1', [before]);
+    return { verdicts: Number(verdicts ?? 0), instances: Number(instances ?? 0) };
+  }
+}
