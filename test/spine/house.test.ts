@@ -35,6 +35,22 @@ describe('controller house (real Postgres + Redis, in-process app)', () => {
     const doc = await t.request('GET', '/docs-json');
     expect(doc.status).toBe(200);
     expect(doc.body.paths).toHaveProperty('/v1/admin/fleet-keys');
+    for (const path of [
+      '/v1/heartbeats',
+      '/v1/breakers',
+      '/v1/admin/overview',
+      '/v1/admin/breakers/{id}/actions',
+    ])
+      expect(doc.body.paths).toHaveProperty([path]);
+    expect(Object.keys(doc.body.components.schemas)).toEqual(
+      expect.arrayContaining([
+        'HeartbeatDto',
+        'HeartbeatResponseDto',
+        'OverviewDto',
+        'BreakerDetailDto',
+        'TransitionLogDto',
+      ]),
+    );
     const metrics = await t.request('GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(String(metrics.headers['content-type'])).toContain('text/plain');

@@ -9,9 +9,10 @@ import {
   Post,
   UseGuards,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard.js';
 import { type BreakerDetail, type Overview, AdminService } from './admin.service.js';
+import { ActionResultDto, BreakerDetailDto, OverviewDto } from './dto/admin-views.dto.js';
 import { BreakerActionDto } from './dto/breaker-action.dto.js';
 
 const breakerId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException('breaker not found') });
@@ -24,12 +25,14 @@ export class AdminController {
   constructor(private readonly admin: AdminService) {}
 
   @Get('overview')
+  @ApiOkResponse({ type: OverviewDto })
   @ApiOperation({ summary: 'Pools, breakers, live/open counts, states' })
   overview(): Promise<Overview> {
     return this.admin.overview();
   }
 
   @Get('breakers/:id')
+  @ApiOkResponse({ type: BreakerDetailDto })
   @ApiOperation({
     summary: 'One breaker: instances and their verdicts, isolated instances, recent transitions',
   })
@@ -39,6 +42,7 @@ export class AdminController {
 
   @Post('breakers/:id/actions')
   @HttpCode(200)
+  @ApiOkResponse({ type: ActionResultDto })
   @ApiOperation({
     summary: 'force_open | force_close | pause_ramp | resume_ramp, recorded in the transition log',
   })

@@ -1,7 +1,8 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard.js';
 import { ListTransitionsQuery } from './dto/list-transitions.query.js';
+import { TransitionLogDto } from './dto/transition.dto.js';
 import type { ChainCheck } from './transition-chain.js';
 import { type TransitionView, TransitionsService } from './transitions.service.js';
 
@@ -13,6 +14,7 @@ export class TransitionsController {
   constructor(private readonly transitions: TransitionsService) {}
 
   @Get()
+  @ApiOkResponse({ type: TransitionLogDto })
   @ApiOperation({
     summary: 'The hash-chained transition log; with breakerId, also whether its chain verifies',
   })

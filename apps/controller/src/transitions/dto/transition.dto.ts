@@ -1,0 +1,34 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class ChainCheckDto {
+  @ApiProperty() ok: boolean;
+  @ApiPropertyOptional() length?: number;
+  @ApiPropertyOptional() brokenAtSeq?: number;
+  @ApiPropertyOptional() why?: string;
+}
+
+export class TransitionDto {
+  @ApiProperty() id: string;
+  @ApiProperty() breakerId: string;
+  @ApiProperty({ description: "position in the breaker's hash chain, from 1" }) seq: number;
+  @ApiProperty({ enum: ['closed', 'open', 'probing', 'ramping'] }) from: string;
+  @ApiProperty({ enum: ['closed', 'open', 'probing', 'ramping'] }) to: string;
+  @ApiProperty() epoch: number;
+  @ApiProperty({ type: Number, nullable: true }) fromStep: number | null;
+  @ApiProperty({ type: Number, nullable: true }) step: number | null;
+  @ApiProperty({ enum: ['quorum', 'cooldown', 'probe', 'ramp', 'operator'] }) actor: string;
+  @ApiProperty() reason: string;
+  @ApiProperty({ type: Object, description: 'quorum or gate figures behind the decision' })
+  figures: Record<string, unknown>;
+  @ApiProperty({ type: [String], description: 'instances whose verdicts formed a quorum decision' })
+  formedBy: string[];
+  @ApiProperty() at: string;
+  @ApiProperty() prevHash: string;
+  @ApiProperty({ description: 'sha256(prevHash + canonical JSON of the row)' }) hash: string;
+}
+
+export class TransitionLogDto {
+  @ApiProperty({ type: [TransitionDto] }) transitions: TransitionDto[];
+  @ApiPropertyOptional({ type: ChainCheckDto, description: 'with breakerId: whether the chain verifies' })
+  chain?: ChainCheckDto;
+}
