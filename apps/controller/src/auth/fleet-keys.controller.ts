@@ -1,5 +1,5 @@
 import { Body, Controller, Delete, HttpCode, Param, ParseUUIDPipe, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiCreatedResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from './admin.guard.js';
 import { CreateFleetKeyDto, FleetKeyCreatedDto } from './dto/create-fleet-key.dto.js';
 import { FleetKeysService } from './fleet-keys.service.js';
@@ -12,6 +12,7 @@ export class FleetKeysController {
   constructor(private readonly fleetKeys: FleetKeysService) {}
 
   @Post()
+  @ApiCreatedResponse({ type: FleetKeyCreatedDto })
   @ApiOperation({ summary: 'Create a group-scoped fleet key (shown once, stored hashed)' })
   create(@Body() dto: CreateFleetKeyDto): Promise<FleetKeyCreatedDto> {
     return this.fleetKeys.create(dto);

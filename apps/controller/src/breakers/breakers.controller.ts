@@ -1,5 +1,5 @@
 import { Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FleetKeyGuard } from '../auth/fleet-key.guard.js';
 import { Fleet, type FleetPrincipal } from '../auth/fleet-principal.js';
 import { BreakersService } from './breakers.service.js';
@@ -14,6 +14,7 @@ export class BreakersController {
   constructor(private readonly breakers: BreakersService) {}
 
   @Get()
+  @ApiOkResponse({ type: BreakerListDto })
   @ApiOperation({
     summary: "Global state of each breaker the key can see (403 for a group outside the key's)",
   })

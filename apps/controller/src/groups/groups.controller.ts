@@ -1,5 +1,5 @@
 import { Body, Controller, Param, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard.js';
 import { GroupQuorumDto, SetQuorumDto } from './dto/set-quorum.dto.js';
 import { FleetGroupsService } from './fleet-groups.service.js';
@@ -12,6 +12,7 @@ export class GroupsController {
   constructor(private readonly groups: FleetGroupsService) {}
 
   @Put(':group/quorum')
+  @ApiOkResponse({ type: GroupQuorumDto })
   @ApiOperation({ summary: "Set a group's quorum policy: K = max(minOpen, ceil(fraction × live))" })
   async setQuorum(@Param('group') group: string, @Body() dto: SetQuorumDto): Promise<GroupQuorumDto> {
     const view = await this.groups.setQuorum(

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { FleetKeyGuard } from '../auth/fleet-key.guard.js';
 import { HeartbeatDto } from './dto/heartbeat.dto.js';
 import { HeartbeatResponseDto } from './dto/heartbeat-response.dto.js';
@@ -14,6 +14,7 @@ export class HeartbeatsController {
 
   @Post()
   @HttpCode(200)
+  @ApiOkResponse({ type: HeartbeatResponseDto })
   @ApiOperation({
     summary: 'Presence and local verdicts of one instance; answers with the plan until the next one',
   })
