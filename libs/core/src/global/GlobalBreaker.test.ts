@@ -52,6 +52,15 @@ function tick(s: GlobalBreakerState, now: number, sample?: RampSample): Decision
   return onTick(s, sample ? { now, rng: rng(), pool, sample } : { now, rng: rng(), pool });
 }
 
+/** After a step back: the tick at the end of the drain, which restarts the landing step's window. */
+function drained(s: GlobalBreakerState): GlobalBreakerState {
+  if (s.drainingUntil === null || s.drainingUntil === undefined) return s;
+  const d = tick(s, s.drainingUntil, collapsed);
+  expect(d.transitions).toEqual([]);
+  expect(d.next).toMatchObject({ step: s.step, stepSince: s.drainingUntil, drainingUntil: null });
+  return d.next;
+}
+
 /** Passes steps from `s` until `step` is reached, one dwell (+1 ms) each. */
 function climbTo(s: GlobalBreakerState, step: number): GlobalBreakerState {
   while (s.step! < step) s = tick(s, s.stepSince! + DWELL + 1, good).next;
@@ -201,7 +210,8 @@ describe('RAMPING', () => {
       heldAtStep: null,
       ceiling: 3,
       ceilingRetries: 1,
-      nextStepUpAfter: at + 2 * DWELL,
+      drainingUntil: at + DWELL,
+      nextStepUpAfter: at + DWELL + 2 * DWELL,
       settled: false,
     });
     expect(back.transitions[0]!.figures.gates!.failed).toEqual(['latencyP95']);
@@ -220,8 +230,10 @@ describe('RAMPING', () => {
   it('settles below the ceiling and retries it only after the longer dwell (T−1 ms / T+1 ms)', () => {
     let s = climbTo(ramping(0), 3);
     s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
-    s = tick(s, s.stepSince! + DWELL + 1, degraded).next; // step 2, ceiling 3, retry after 2 dwells
+    s = tick(s, s.stepSince! + DWELL + 1, degraded).next; // step 2, ceiling 3, retry after drain + 2 dwells
     const retryAt = s.nextStepUpAfter!;
+    expect(retryAt).toBe(s.stepSince! + 3 * DWELL);
+    s = drained(s);
     const settle = tick(s, s.stepSince! + DWELL + 1, good);
     expect(settle.next).toMatchObject({ step: 2, settled: true, ceiling: 3 });
     expect(settle.transitions[0]!.reason).toMatch(/^settled at step 2/);
@@ -240,7 +252,8 @@ describe('RAMPING', () => {
       step: 2,
       ceiling: 3,
       ceilingRetries: 2,
-      nextStepUpAfter: at + 4 * DWELL,
+      drainingUntil: at + DWELL,
+      nextStepUpAfter: at + DWELL + 4 * DWELL,
     });
   });
 
@@ -254,6 +267,7 @@ describe('RAMPING', () => {
     let s = climbTo(ramping(0), 3);
     s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
     s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
+    s = drained(s);
     s = tick(s, s.nextStepUpAfter! + 1, good).next;
     expect(s.step).toBe(3);
     s = tick(s, s.stepSince! + DWELL + 1, good).next;
@@ -265,8 +279,27 @@ describe('RAMPING', () => {
     const d = tick(s, s.stepSince! + 1, collapsed);
     expect(d.next).toMatchObject({ state: 'ramping', step: 2, ceiling: 3, lastPassedStep: null });
     expect(d.transitions[0]!.figures.gates!.outcome).toBe('collapse');
-    const again = tick(d.next, d.next.stepSince! + 1, collapsed);
+    const again = tick(drained(d.next), d.next.drainingUntil! + 1, collapsed);
     expect(again.next).toMatchObject({ state: 'open', failedRecoveries: 1, epoch: s.epoch + 1, step: null });
+  });
+
+  it('after a step back the landing step drains one dwell: no judgement at T−1 ms, a fresh window at T', () => {
+    const s = climbTo(ramping(0), 3);
+    const back = tick(s, s.stepSince! + 1, collapsed).next;
+    expect(back).toMatchObject({
+      step: 2,
+      stepSince: s.stepSince! + 1,
+      drainingUntil: s.stepSince! + 1 + DWELL,
+    });
+    // the aftermath of step 3 (even a collapse) is not blamed on step 2
+    expect(tick(back, back.drainingUntil! - 1, collapsed)).toEqual({ next: back, transitions: [] });
+    const fresh = tick(back, back.drainingUntil!, collapsed);
+    expect(fresh).toEqual({
+      next: { ...back, stepSince: back.drainingUntil, drainingUntil: null },
+      transitions: [],
+    });
+    // from then on a collapse acts at once again
+    expect(tick(fresh.next, fresh.next.stepSince! + 1, collapsed).next.state).toBe('open');
   });
 
   it('collapse at step 0 reopens at once with a longer cooldown', () => {
@@ -481,6 +514,7 @@ describe('invariants (property)', () => {
     if (s.ceiling !== null) expect(r && s.step! <= s.ceiling && s.ceiling < steps).toBe(true);
     if (s.heldAtStep !== null) expect(s.heldAtStep).toBe(s.step);
     if (s.settled) expect(r).toBe(true);
+    if (s.drainingUntil !== null && s.drainingUntil !== undefined) expect(r).toBe(true);
     if (s.operatorHold) expect(s.state).toBe('open');
     expect(s.failedRecoveries).toBeGreaterThanOrEqual(0);
   }

@@ -54,6 +54,12 @@ export interface GlobalBreakerState {
   settled: boolean;
   /** operator force_open: stays OPEN (no probing) until force_close or resume_ramp */
   operatorHold: boolean;
+  /**
+   * set after a step back (RAMPING only): the provider is still draining the higher step's load,
+   * so until this time the landing step is not judged (not even a collapse); then its judging
+   * window starts afresh. Absent in states stored before it existed (read as null).
+   */
+  drainingUntil?: number | null;
 }
 
 export type TransitionActor = 'quorum' | 'cooldown' | 'probe' | 'ramp' | 'operator';
@@ -132,6 +138,7 @@ export function initialGlobalState(now: number): GlobalBreakerState {
     lastPassedStep: null,
     settled: false,
     operatorHold: false,
+    drainingUntil: null,
   };
 }
 
@@ -145,6 +152,7 @@ const NO_RAMP = {
   nextStepUpAfter: null,
   lastPassedStep: null,
   settled: false,
+  drainingUntil: null,
 } as const;
 
 function record(
@@ -273,16 +281,23 @@ function rampTick(s0: GlobalBreakerState, { now, rng, pool, sample, demand }: Ti
     s0.step !== null && s0.step > last ? { ...s0, step: last, ceiling: null, nextStepUpAfter: null } : s0;
   const step = s.step ?? 0;
   const stepSince = s.stepSince ?? now;
+  const draining = s.drainingUntil ?? null;
+  if (draining !== null) {
+    // just stepped back: what the provider shows now is the aftermath of the step above
+    if (now < draining) return unchanged(s);
+    return { next: { ...s, drainingUntil: null, stepSince: now, heldAtStep: null }, transitions: [] };
+  }
   if (!sample) return unchanged(s);
   const gates = explainGates(sample, pool.ramp.gates, pool.ramp.minSample);
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
     next,
     transitions: [record(s, next, now, 'ramp', reason, { gates, ...extra })],
   });
+  // only ever set when stepping back: the retry wait counts from the end of the landing step's drain
   const withCeiling = (c: number, retries: number) => ({
     ceiling: c,
     ceilingRetries: retries,
-    nextStepUpAfter: now + ceilingRetryWaitMs(pool.ramp.dwellMs, retries),
+    nextStepUpAfter: now + pool.ramp.dwellMs + ceilingRetryWaitMs(pool.ramp.dwellMs, retries),
   });
   const stepTo = (to: number, extra: Partial<GlobalBreakerState>): GlobalBreakerState => ({
     ...s,
@@ -290,6 +305,8 @@ function rampTick(s0: GlobalBreakerState, { now, rng, pool, sample, demand }: Ti
     stepSince: now,
     heldAtStep: null,
     settled: false,
+    // stepping back: the landing step gets one dwell for the provider to drain before it is judged
+    drainingUntil: to < step ? now + pool.ramp.dwellMs : null,
     ...extra,
   });
   const reopen = (reason: string): Decision => {
