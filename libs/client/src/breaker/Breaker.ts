@@ -285,10 +285,9 @@ export class Breaker {
     const queueAge = this.options.queueAgeMs?.();
     if (queueAge !== undefined) evidence.queueAgeMs = queueAge;
     const demand: Record<TrafficClass, number> = {};
-    const seconds = Math.max(elapsedMs, 1) / 1000;
     for (const [trafficClass, slot] of this.classes) {
-      if (slot.wanted > 0) demand[trafficClass] = Math.round((slot.wanted / seconds) * 1000) / 1000;
-      slot.wanted = 0;
+      const rate = slot.closeDemand(elapsedMs);
+      if (rate > 0) demand[trafficClass] = Math.round(rate * 1000) / 1000;
     }
     const backlog = this.options.backlog?.();
     if (backlog !== undefined && Number.isFinite(backlog) && backlog > 0) {
