@@ -102,6 +102,18 @@ describe('LocalBreaker, consecutive mode', () => {
     expect(run(11)).toBe('closed');
   });
 
+  it('does not trip while the group ramps, and starts a fresh streak when it closes', () => {
+    const { breaker, tickWith } = setup();
+    const RAMPING = { state: 'ramping' as GlobalState };
+    for (let t = 0; t < 5; t++) tickWith(5, 'overload', RAMPING);
+    expect(breaker.state).toBe('closed');
+    tickWith(5, 'overload', CLOSED);
+    tickWith(5, 'overload', CLOSED);
+    expect(breaker.state).toBe('closed');
+    tickWith(5, 'overload', CLOSED);
+    expect(breaker.state).toBe('local_open');
+  });
+
   it('defaults: one failure among successes never trips, tick after tick', () => {
     const { breaker, clock } = setup();
     for (let t = 0; t < 50; t++) {

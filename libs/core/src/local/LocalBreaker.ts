@@ -212,8 +212,13 @@ export class LocalBreaker {
       this.enter('self_probe');
       return evidence;
     }
-    if (this.current === 'closed' && this.shouldTrip()) {
-      this.open();
+    if (this.current === 'closed') {
+      // during a ramp the instance is ADMITTED: the controller's gates judge the admitted traffic
+      // of the whole fleet (a collapse reopens the group at once), so local evidence neither trips
+      // it nor is kept for after — a busy ramp step would otherwise open instances that then sit
+      // on allowance they cannot use
+      if (this.groupState === 'ramping') this.clearTripState();
+      else if (this.shouldTrip()) this.open();
     }
     return evidence;
   }
