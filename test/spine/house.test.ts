@@ -72,6 +72,40 @@ describe('controller house (real Postgres + Redis, in-process app)', () => {
     expect(huge.body).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
   });
 
+  it('over real HTTP, an oversized body is read to its end and answered 413 (the client never sees a broken pipe)', async () => {
+    const base = await t.listen();
+    const body = JSON.stringify({ name: 'x', groups: ['g'], pad: 'x'.repeat(5_000_000) });
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 10; i++) {
+      const res = await fetch(`${base}/v1/admin/fleet-keys`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${t.env.RECLOSER_ADMIN_TOKEN}`,
+        },
+        body,
+      }).catch((e: Error & { cause?: { code?: string } }) => e.cause?.code ?? e.message);
+      statuses.push(typeof res === 'string' ? res : res.status);
+      if (typeof res !== 'string') await res.text();
+    }
+    expect(statuses).toEqual(Array(10).fill(413));
+  });
+
+  it('any body that is not JSON is a 415', async () => {
+    const fastify = t.app.getHttpAdapter().getInstance();
+    const res = await fastify.inject({
+      method: 'POST',
+      url: '/v1/admin/fleet-keys',
+      headers: { 'content-type': 'text/plain', authorization: `Bearer ${t.env.RECLOSER_ADMIN_TOKEN}` },
+      payload: 'name=x',
+    });
+    expect(res.statusCode).toBe(415);
+    expect(JSON.parse(res.body)).toMatchObject({
+      statusCode: 415,
+      message: expect.stringMatching(/application\/json/),
+    });
+  });
+
   it('fleet keys: admin token required, validated input naming the field, key shown once and stored hashed', async () => {
     expect(
       (await t.request('POST', '/v1/admin/fleet-keys', { body: { name: 'a', groups: ['g'] } })).status,

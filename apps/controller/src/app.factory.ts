@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
+import { registerJsonBodyParser } from './common/json-body-parser.js';
 import { createValidationPipe } from './common/validation.js';
 import { type ControllerConfig, loadConfig } from './config/controller-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
@@ -36,7 +37,9 @@ export async function createControllerApp(
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: LOG_LEVELS[config.nodeEnv],
     abortOnError: false,
+    bodyParser: false, // JSON only, by the parser below
   });
+  registerJsonBodyParser(app.getHttpAdapter().getInstance(), BODY_LIMIT_BYTES);
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
 

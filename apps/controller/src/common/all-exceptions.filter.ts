@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { httpErrorBody, type HttpErrorBody } from './http-error-body.js';
 
 const BODY_TOO_LARGE = 'request body is larger than the 1 MiB limit';
+const NOT_JSON = 'the body must be JSON (content-type: application/json)';
 
 /** Maps Fastify's own client errors (bad JSON, body too large, wrong content type) to their status. */
 export function fastifyClientError(err: unknown): HttpErrorBody | null {
@@ -12,6 +13,7 @@ export function fastifyClientError(err: unknown): HttpErrorBody | null {
     typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : null;
   if (status === null) return null;
   if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return httpErrorBody(413, BODY_TOO_LARGE);
+  if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return httpErrorBody(415, NOT_JSON);
   if (e.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || /JSON/i.test(String(e.message)))
     return httpErrorBody(400, `body is not valid JSON: ${String(e.message)}`);
   return httpErrorBody(status, String(e.message));
@@ -73,6 +75,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 413) return httpErrorBody(413, BODY_TOO_LARGE);
+      if (status === 415) return httpErrorBody(415, NOT_JSON);
       const response = exception.getResponse();
       if (typeof response === 'string') return httpErrorBody(status, response);
       const r = response as Record<string, unknown>;
