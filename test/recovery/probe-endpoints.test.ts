@@ -2,8 +2,8 @@
 // which state answers what, and bad input is a 4xx naming the field, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
+import { verdict } from '../support/fleet.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { verdict } from './support/fleet.js';
 
 let t: TestApp;
 let key: string;

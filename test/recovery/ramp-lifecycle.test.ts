@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { verdict } from './support/fleet.js';
+import { verdict } from '../support/fleet.js';
 
 let t: TestApp;
 let key: string;
@@ -34,7 +34,12 @@ afterAll(async () => {
 const beat = (instanceId: string, state: 'open' | 'closed', demand?: Record<string, number>) =>
   t.request('POST', '/v1/heartbeats', {
     token: key,
-    body: { instanceId, group, region: 'eu-west', breakers: [verdict(dependency, state, demand)] },
+    body: {
+      instanceId,
+      group,
+      region: 'eu-west',
+      breakers: [verdict(dependency, state, demand ? { demand } : {})],
+    },
   });
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {

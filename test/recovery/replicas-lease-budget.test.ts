@@ -2,7 +2,8 @@
 // lease requests spread over them never get more live probe tokens than the pool's concurrency,
 // and heartbeat plans of designated probers draw on that same budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { driveToProbing, fleetKey, putPool, verdict } from './support/fleet.js';
+import { verdict } from '../support/fleet.js';
+import { driveToProbing, fleetKey, putPool } from './support/fleet.js';
 import { call, startReplicas, type ReplicaSet } from './support/replicas.js';
 
 const CONCURRENCY = 3;
@@ -49,7 +50,12 @@ describe('probe budget across three replicas', () => {
           bases[i % 3]!,
           'POST',
           '/v1/heartbeats',
-          { instanceId, group, region: 'eu-west', breakers: [verdict(dependency, 'open', { standard: 1 })] },
+          {
+            instanceId,
+            group,
+            region: 'eu-west',
+            breakers: [verdict(dependency, 'open', { demand: { standard: 1 } })],
+          },
           key,
         ),
       ),

@@ -1,5 +1,6 @@
 // Speaking to replicas as a fleet and an operator would: fleet keys, pools, heartbeats, and driving a
 // breaker to PROBING through a real quorum of open verdicts and the ramp tick's cooldown.
+import { verdict } from '../../support/fleet.js';
 import { ADMIN_TOKEN, call } from './replicas.js';
 
 export async function fleetKey(base: string, groups: string[]): Promise<string> {
@@ -11,23 +12,6 @@ export async function fleetKey(base: string, groups: string[]): Promise<string> 
 export async function putPool(base: string, id: string, body: unknown): Promise<void> {
   const r = await call(base, 'PUT', `/v1/admin/pools/${id}`, body, ADMIN_TOKEN);
   if (r.status !== 200) throw new Error(`PUT pool: ${r.status} ${JSON.stringify(r.json)}`);
-}
-
-export function verdict(dependency: string, state: 'open' | 'closed', demand?: Record<string, number>) {
-  const failing = state === 'open';
-  return {
-    dependency,
-    state,
-    evidence: {
-      attempts: 20,
-      successes: failing ? 0 : 20,
-      byClass: { overload: failing ? 20 : 0, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 },
-      latencyP95Ms: failing ? 30000 : 80,
-      ttftP95Ms: null,
-      queueAgeMs: 0,
-    },
-    ...(demand ? { demand } : {}),
-  };
 }
 
 export async function breakerState(base: string, key: string, group: string): Promise<string | null> {
