@@ -3,11 +3,8 @@
 // core rule on a model of what the store holds, at the Redis clock reading the script reported.
 import { decideProbeGrant, type ProbeGrantDecision } from '@recloser/core';
 import fc from 'fast-check';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FencingRepository } from '../../apps/controller/src/pools/fencing.repository.js';
-import { ProbeLeaseStore } from '../../apps/controller/src/probes/probe-lease.store.js';
-import { createTestDatabase, testPrefix, type TestDatabase } from './support/services.js';
+import { describe, expect, it } from 'vitest';
+import { useLeaseStore } from './support/lease-store.js';
 
 type Op = { kind: 'grant' } | { kind: 'release'; pick: number } | { kind: 'pause'; ms: number };
 
@@ -23,24 +20,7 @@ const budgetArb = fc.record({
   leaseTtlMs: fc.integer({ min: 30, max: 250 }),
 });
 
-let db: TestDatabase;
-let redis: Redis;
-let store: ProbeLeaseStore;
-let prefix: string;
-
-beforeAll(async () => {
-  db = await createTestDatabase('leaserule');
-  redis = new Redis('redis://127.0.0.1:6379');
-  prefix = testPrefix('leaserule');
-  store = new ProbeLeaseStore(redis, new FencingRepository(db.dataSource), prefix);
-});
-
-afterAll(async () => {
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length) await redis.del(...keys);
-  redis.disconnect();
-  await db.drop();
-});
+const fx = useLeaseStore('leaserule');
 
 describe('Lua lease script vs core decideProbeGrant', () => {
   it('decides every request of random grant/release/pause sequences as the core rule does', async () => {
@@ -59,10 +39,10 @@ describe('Lua lease script vs core decideProbeGrant', () => {
             const tokens = [...leases.keys()];
             if (tokens.length === 0) continue;
             const token = tokens[op.pick % tokens.length]!;
-            await store.release(token);
+            await fx.store.release(token);
             leases.delete(token);
           } else {
-            const got = await store.grant({
+            const got = await fx.store.grant({
               pool,
               budget,
               breakerId: 'b',
