@@ -1,6 +1,7 @@
 // PUT/GET /v1/admin/pools on the real app (in-process, real Postgres and Redis): core validation
 // answers 400 naming every bad field, a dependency belongs to one pool, refused bodies change nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_EXAMPLE_POOL } from '../support/pool-example.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -13,31 +14,9 @@ afterAll(async () => {
   await t?.close();
 });
 
-const good = {
-  dependencies: ['llm-provider'],
-  probe: { concurrency: 2, ratePerSec: 1, leaseTtlMs: 5000, cooldownMs: 30000 },
-  capacity: {
-    standard: { ratePerSec: 500, concurrency: 200 },
-    long_context: { ratePerSec: 20, concurrency: 10 },
-  },
-  ramp: {
-    steps: [0.01, 0.05, 0.1, 0.25, 0.5, 1.0],
-    dwellMs: 10000,
-    classOrder: ['standard', 'long_context'],
-    gates: {
-      minSuccessRate: 0.95,
-      maxLatencyP95Ms: 2000,
-      maxTtftP95Ms: 1500,
-      maxQueueAgeMs: 5000,
-      max429Rate: 0.02,
-    },
-  },
-  fallback: { ratePerSec: 0.2, ownersPerRegion: 2, regionWeights: { 'eu-west': 1, 'us-east': 1 } },
-};
-
 describe('pools admin API', () => {
   it('stores the API.md example and shows it, defaults filled in', async () => {
-    const put = await t.admin('PUT', '/v1/admin/pools/llm-pool', good);
+    const put = await t.admin('PUT', '/v1/admin/pools/llm-pool', API_EXAMPLE_POOL);
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({
       id: 'llm-pool',
@@ -46,7 +25,7 @@ describe('pools admin API', () => {
     });
     expect(put.body.probe.probesToPass).toBeGreaterThanOrEqual(1);
     expect((await t.admin('GET', '/v1/admin/pools/llm-pool')).body).toMatchObject({
-      ramp: { steps: good.ramp.steps },
+      ramp: { steps: API_EXAMPLE_POOL.ramp.steps },
     });
     const list = await t.admin('GET', '/v1/admin/pools');
     expect(list.body.pools.map((p: { id: string }) => p.id)).toContain('llm-pool');
@@ -62,7 +41,7 @@ describe('pools admin API', () => {
     expect(bad.body.message).toContain('ramp.steps');
     expect(bad.body.message).toContain('probe.concurrency');
     const after = await t.admin('GET', '/v1/admin/pools/llm-pool');
-    expect(after.body.ramp.steps).toEqual(good.ramp.steps);
+    expect(after.body.ramp.steps).toEqual(API_EXAMPLE_POOL.ramp.steps);
     expect(after.body.probe.concurrency).toBe(2);
   });
 
@@ -90,7 +69,9 @@ describe('pools admin API', () => {
 
   it('needs the admin token', async () => {
     expect((await t.request('GET', '/v1/admin/pools')).status).toBe(401);
-    expect((await t.request('PUT', '/v1/admin/pools/x', { token: 'wrong', body: good })).status).toBe(401);
+    expect(
+      (await t.request('PUT', '/v1/admin/pools/x', { token: 'wrong', body: API_EXAMPLE_POOL })).status,
+    ).toBe(401);
   });
 });
 

@@ -1,29 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { API_EXAMPLE_POOL } from '../../../../test/support/pool-example.js';
 import { DEFAULT_POOL, defaultPoolBody, mergePool } from './PoolDefaults.js';
 import { validatePoolInput } from './PoolValidation.js';
-
-const apiExample = {
-  dependencies: ['llm-provider'],
-  probe: { concurrency: 2, ratePerSec: 1, leaseTtlMs: 5000, cooldownMs: 30000 },
-  capacity: {
-    standard: { ratePerSec: 500, concurrency: 200 },
-    long_context: { ratePerSec: 20, concurrency: 10 },
-  },
-  ramp: {
-    steps: [0.01, 0.05, 0.1, 0.25, 0.5, 1.0],
-    dwellMs: 10000,
-    classOrder: ['standard', 'long_context'],
-    gates: {
-      minSuccessRate: 0.95,
-      maxLatencyP95Ms: 2000,
-      maxTtftP95Ms: 1500,
-      maxQueueAgeMs: 5000,
-      max429Rate: 0.02,
-    },
-  },
-  fallback: { ratePerSec: 0.2, ownersPerRegion: 2, regionWeights: { 'eu-west': 1, 'us-east': 1 } },
-};
 
 function errorsOf(body: unknown): string[] {
   const r = validatePoolInput(body);
@@ -76,7 +55,7 @@ describe('mergePool', () => {
 
 describe('validatePoolInput', () => {
   it('accepts the API.md example and fills the fields it leaves out', () => {
-    const r = validatePoolInput(apiExample);
+    const r = validatePoolInput(API_EXAMPLE_POOL);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(r.value.probe.probesToPass).toBe(2);
@@ -155,9 +134,9 @@ describe('validatePoolInput', () => {
     expect(errorsOf({ ramp: { classOrder: ['standard', 'long_context'] } })).toEqual([
       'ramp.classOrder names classes missing from capacity: long_context',
     ]);
-    expect(errorsOf({ ...apiExample, ramp: { ...apiExample.ramp, classOrder: ['standard'] } })).toEqual([
-      'ramp.classOrder must list every capacity class (missing: long_context)',
-    ]);
+    expect(
+      errorsOf({ ...API_EXAMPLE_POOL, ramp: { ...API_EXAMPLE_POOL.ramp, classOrder: ['standard'] } }),
+    ).toEqual(['ramp.classOrder must list every capacity class (missing: long_context)']);
     expect(errorsOf({ ramp: { classOrder: ['standard', 'standard'] } })).toEqual([
       'ramp.classOrder must not repeat an entry',
     ]);
