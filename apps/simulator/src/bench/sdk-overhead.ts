@@ -5,6 +5,7 @@ import { PerformanceObserver } from 'node:perf_hooks';
 import { createRecloser, type Transport } from '@recloser/client';
 import type { HeartbeatResponse } from '@recloser/core';
 import { ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel';
+import { formatTable } from './table.js';
 
 // opossum ships CommonJS without typings: describe the two calls we use.
 interface OpossumBreaker {
@@ -164,15 +165,6 @@ function buildCandidates(): { sync: Candidate[]; async: Candidate[]; cleanup: ()
       await recloser.close();
     },
   };
-}
-
-function formatTable(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows
-    .map((r) =>
-      r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '),
-    )
-    .join('\n');
 }
 
 export async function run(): Promise<void> {
