@@ -120,28 +120,6 @@ export function ceilingRetryWaitMs(dwellMs: number, ceilingRetries: number): num
   return dwellMs * 2 ** Math.min(MAX_CEILING_EXPONENT, Math.max(0, ceilingRetries));
 }
 
-export function initialGlobalState(now: number): GlobalBreakerState {
-  return {
-    state: 'closed',
-    epoch: 0,
-    since: now,
-    failedRecoveries: 0,
-    cooldownUntil: null,
-    probesPassed: 0,
-    step: null,
-    stepSince: null,
-    rampPaused: false,
-    heldAtStep: null,
-    ceiling: null,
-    ceilingRetries: 0,
-    nextStepUpAfter: null,
-    lastPassedStep: null,
-    settled: false,
-    operatorHold: false,
-    drainingUntil: null,
-  };
-}
-
 /** The fields of a ramp, cleared whenever the breaker is not ramping. */
 const NO_RAMP = {
   step: null,
@@ -154,6 +132,20 @@ const NO_RAMP = {
   settled: false,
   drainingUntil: null,
 } as const;
+
+export function initialGlobalState(now: number): GlobalBreakerState {
+  return {
+    state: 'closed',
+    epoch: 0,
+    since: now,
+    failedRecoveries: 0,
+    cooldownUntil: null,
+    probesPassed: 0,
+    rampPaused: false,
+    operatorHold: false,
+    ...NO_RAMP,
+  };
+}
 
 function record(
   s: GlobalBreakerState,
