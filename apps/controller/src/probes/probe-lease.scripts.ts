@@ -1,8 +1,8 @@
 // The Lua scripts behind the probe lease store. Each runs atomically inside Redis, on the Redis
 // server's clock (TIME), so every controller replica sees one budget and one notion of "now".
 // The grant rule is core `decideProbeGrant`, transcribed: a lease is live while now < expiresAt,
-// a grant counts against the rate while grantedAt > now - 1000. probe-lease.store.test.ts runs
-// random sequences through both and compares.
+// a grant counts against the rate while grantedAt > now - 1000. test/recovery/lease-rule-equivalence
+// runs random sequences through both and compares.
 
 /** Shared prologue: the Redis server's clock in milliseconds. */
 const NOW = `
