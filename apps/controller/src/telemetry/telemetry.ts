@@ -27,13 +27,6 @@ export function startTelemetry(serviceName = 'recloser-controller'): void {
   sdk.start();
 }
 
-export async function stopTelemetry(): Promise<void> {
-  const running = sdk;
-  sdk = null;
-  exporter = null;
-  await running?.shutdown();
-}
-
 /** The Prometheus text exposition of every metric recorded so far, or null when telemetry is off. */
 export async function prometheusText(): Promise<string | null> {
   if (!exporter) return null;
