@@ -1,15 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { EVIDENCE_CLASSES } from '@recloser/core';
 import { IsIn, IsNumber, IsOptional, Max, Min } from 'class-validator';
 
-export const PROBE_OUTCOMES = [
-  'success',
-  'overload',
-  'network',
-  'rate_limited',
-  'auth',
-  'client_error',
-  'slow',
-] as const;
+/** A probe ends in success or in one of the classes a verdict's evidence counts (never cancelled). */
+export const PROBE_OUTCOMES = ['success', ...EVIDENCE_CLASSES] as const;
 export type ProbeOutcome = (typeof PROBE_OUTCOMES)[number];
 
 const DAY_MS = 86_400_000;
