@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { HeartbeatRequest, HeartbeatResponse } from '@recloser/core';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { isTransportError } from '../errors/Errors.js';
-import { createRecloser } from '../Recloser.js';
+import { createRecloser, type RecloserOptions } from '../Recloser.js';
 import { HttpTransport } from './HttpTransport.js';
 
 interface Seen {
@@ -13,6 +13,10 @@ interface Seen {
   contentType: string | undefined;
   body: unknown;
 }
+
+/** The SDK client of instance `w` in group `g`, talking to `url`. */
+const workerAt = (url: string, options: Partial<RecloserOptions> = {}) =>
+  createRecloser({ url, key: 'k', instanceId: 'w', group: 'g', region: 'r', ...options });
 
 /** A loopback HTTP server standing in for the controller; `answer` decides each response. */
 let server: Server;
@@ -177,15 +181,7 @@ describe('SDK over real HTTP against a loopback server', () => {
       if (!hang) json(res, 200, plan('closed', null));
       // else: never answer
     };
-    const recloser = createRecloser({
-      url: base,
-      key: 'k',
-      instanceId: 'w',
-      group: 'g',
-      region: 'r',
-      requestTimeoutMs: 200,
-      autoStart: false,
-    });
+    const recloser = workerAt(base, { requestTimeoutMs: 200, autoStart: false });
     const llm = recloser.breaker('llm-provider');
     const reach: boolean[] = [];
     recloser.onFallback((e) => reach.push(e.reachable));
@@ -207,14 +203,7 @@ describe('SDK over real HTTP against a loopback server', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     server = createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const recloser = createRecloser({
-      url: closedPort,
-      key: 'k',
-      instanceId: 'w',
-      group: 'g',
-      region: 'r',
-      autoStart: false,
-    });
+    const recloser = workerAt(closedPort, { autoStart: false });
     const result = await recloser.tick();
     expect(result.reachable).toBe(false);
     expect(isTransportError(result.error)).toBe(true);
@@ -224,14 +213,7 @@ describe('SDK over real HTTP against a loopback server', () => {
 
   it('the built-in ticker heartbeats on its own until close()', async () => {
     answer = (_req, res) => json(res, 200, { ...plan('closed', null), heartbeatIntervalMs: 20 });
-    const recloser = createRecloser({
-      url: base,
-      key: 'k',
-      instanceId: 'w',
-      group: 'g',
-      region: 'r',
-      heartbeatIntervalMs: 20,
-    });
+    const recloser = workerAt(base, { heartbeatIntervalMs: 20 });
     recloser.breaker('llm-provider');
     await vi.waitFor(() => expect(seen.length).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
     await recloser.close();
