@@ -133,18 +133,22 @@ const NO_RAMP = {
   drainingUntil: null,
 } as const;
 
-export function initialGlobalState(now: number): GlobalBreakerState {
+/** Every field of a CLOSED breaker but its epoch: no ramp, no cooldown, no count of failures. */
+function closedFields(now: number) {
   return {
+    ...NO_RAMP,
     state: 'closed',
-    epoch: 0,
     since: now,
     failedRecoveries: 0,
     cooldownUntil: null,
     probesPassed: 0,
     rampPaused: false,
     operatorHold: false,
-    ...NO_RAMP,
-  };
+  } as const;
+}
+
+export function initialGlobalState(now: number): GlobalBreakerState {
+  return { ...closedFields(now), epoch: 0 };
 }
 
 function record(
@@ -197,17 +201,7 @@ function open(
 }
 
 function closed(s: GlobalBreakerState, now: number): GlobalBreakerState {
-  return {
-    ...s,
-    ...NO_RAMP,
-    state: 'closed',
-    since: now,
-    failedRecoveries: 0,
-    cooldownUntil: null,
-    probesPassed: 0,
-    rampPaused: false,
-    operatorHold: false,
-  };
+  return { ...s, ...closedFields(now) };
 }
 
 /** CLOSED + quorum reached → OPEN. Other states ignore the quorum: their own gates decide. */
