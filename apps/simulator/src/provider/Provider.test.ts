@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Simulation } from '../engine/Simulation.js';
-import { Provider, type ProviderAnswer, type ProviderOptions } from './Provider.js';
+import { Provider, sustainedInFlight, type ProviderAnswer, type ProviderOptions } from './Provider.js';
 
 const options: ProviderOptions = {
   ratePerSec: 10,
@@ -63,5 +63,30 @@ describe('Provider', () => {
     provider.call('us', () => undefined);
     await sim.run(60_000);
     expect(provider.maxQueueDepthByRegion()).toEqual({ eu: 2, us: 1 });
+  });
+
+  it('holds more calls in flight than its slots when served at its full rate: sustainedInFlight of them', async () => {
+    const sim = new Simulation(1);
+    const provider = new Provider(sim, options);
+    const latencies: number[] = [];
+    // one arrival every 1000 / ratePerSec ms for 5 s: exactly the full rate
+    const seconds = 5;
+    const gapMs = 1000 / options.ratePerSec;
+    for (let i = 0; i < seconds * options.ratePerSec; i++) {
+      sim.at(i * gapMs, () => provider.call('eu', (a) => a.status === 200 && latencies.push(a.latencyMs)));
+    }
+    await sim.run(60_000);
+    expect(latencies).toHaveLength(seconds * options.ratePerSec);
+    // Little's law: calls in flight on average = Σ latency / the time they arrived over
+    const meanInFlight = latencies.reduce((s, l) => s + l, 0) / (seconds * 1000);
+    expect(meanInFlight).toBeGreaterThan(options.concurrency);
+    expect(meanInFlight).toBeLessThanOrEqual(sustainedInFlight(options, 1, 1));
+    expect(meanInFlight).toBeGreaterThan(sustainedInFlight(options, 1, 1) - 1);
+  });
+
+  it('sustainedInFlight scales with the capacity fraction and with one pool per region', () => {
+    expect(sustainedInFlight(options, 1, 3)).toBe(4);
+    expect(sustainedInFlight({ ...options, pools: 'regional' }, 1, 3)).toBe(12);
+    expect(sustainedInFlight({ ...options, ratePerSec: 600, concurrency: 120 }, 0.5, 1)).toBe(120);
   });
 });

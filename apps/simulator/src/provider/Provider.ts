@@ -32,6 +32,22 @@ export const DEFAULT_PROVIDER: ProviderOptions = {
   pools: 'global',
 };
 
+/**
+ * Calls a provider with these options holds in flight, as its callers count them, while it serves
+ * `fraction` of its capacity flat out: Little's law, that rate × the latency a caller sees at full
+ * utilisation (twice the service time, see Provider.serve). Its slot count is only what it serves
+ * at once; the calls waiting behind those slots are in flight too, so a pool limited to the slots
+ * cannot reach the rate. This is what a pool's `concurrency` for this provider should say.
+ */
+export function sustainedInFlight(options: ProviderOptions, fraction: number, regionCount: number): number {
+  const pools = options.pools === 'global' ? 1 : regionCount;
+  const slots = Math.max(1, Math.round(options.concurrency * fraction));
+  const serviceMs = (options.concurrency / options.ratePerSec) * 1000;
+  const ratePerSec = (slots / serviceMs) * 1000;
+  const loadedLatencyMs = 2 * serviceMs;
+  return Math.ceil(((ratePerSec * loadedLatencyMs) / 1000) * pools - 1e-9);
+}
+
 export interface ProviderAnswer {
   status: number;
   latencyMs: number;

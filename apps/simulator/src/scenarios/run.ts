@@ -2,7 +2,7 @@
 import { Simulation } from '../engine/Simulation.js';
 import { Recorder } from '../metrics/Recorder.js';
 import { summarise, type StrategyFigures } from '../metrics/Summary.js';
-import { Provider } from '../provider/Provider.js';
+import { Provider, sustainedInFlight } from '../provider/Provider.js';
 import type { InstanceSpec, Strategy } from '../strategies/Strategy.js';
 import { Worker } from '../workload/Worker.js';
 import type { ScenarioParams } from './Scenario.js';
@@ -32,8 +32,7 @@ export async function runStrategy(
     instances,
     workload: params.workload,
     providerRatePerSec: provider.servableRatePerSec(params.regions.length),
-    providerConcurrency:
-      params.provider.concurrency * (params.provider.pools === 'global' ? 1 : params.regions.length),
+    providerConcurrency: sustainedInFlight(params.provider, 1, params.regions.length),
   });
   const workers = instances.map(
     (inst, i) => new Worker(inst.id, inst.region, sim, provider, fleet.gate(i), recorder, params.workload),

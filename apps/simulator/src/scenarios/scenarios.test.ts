@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { probeAndRampOverruns } from '../metrics/Invariants.js';
 import type { StrategyFigures } from '../metrics/Summary.js';
+import { sustainedInFlight } from '../provider/Provider.js';
 import { jittered, naive } from '../strategies/naive.js';
 import { poolFor, recloser } from '../strategies/recloser.js';
 import type { Strategy } from '../strategies/Strategy.js';
@@ -39,7 +40,10 @@ const S3_SHORT = short(S3.params, 60, 90_000);
 
 function poolOf(params: ScenarioParams) {
   return poolFor(
-    { providerRatePerSec: params.provider.ratePerSec, providerConcurrency: params.provider.concurrency },
+    {
+      providerRatePerSec: params.provider.ratePerSec,
+      providerConcurrency: sustainedInFlight(params.provider, 1, params.regions.length),
+    },
     'standard',
   );
 }

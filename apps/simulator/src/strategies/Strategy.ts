@@ -21,6 +21,7 @@ export interface StrategyContext {
   workload: WorkloadOptions;
   /** requests/s the provider serves at full health, summed over its pools (sizes recloser's pool) */
   providerRatePerSec: number;
+  /** calls the provider sustains in flight at that rate (Little's law, not its slot count) */
   providerConcurrency: number;
 }
 
