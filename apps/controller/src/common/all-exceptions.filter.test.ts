@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LeaseStoreUnavailableError } from '../probes/probe-lease.store.js';
 import { fastifyClientError, storeUnavailable } from './all-exceptions.filter.js';
 
 describe('fastifyClientError', () => {
@@ -46,6 +47,9 @@ describe('storeUnavailable', () => {
     expect(
       storeUnavailable({ message: 'query failed', driverError: { code: '08006', message: 'x' } }),
     ).toMatchObject(unavailable);
+    expect(storeUnavailable(new LeaseStoreUnavailableError('kept losing its data'))).toMatchObject(
+      unavailable,
+    );
   });
 
   it('leaves real bugs and constraint errors alone', () => {

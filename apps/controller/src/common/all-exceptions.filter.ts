@@ -33,6 +33,9 @@ const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
 const DRIVER_UNAVAILABLE =
   /Connection terminated|Connection is closed|timeout exceeded when trying to connect|Driver not Connected|MaxRetriesPerRequest|Reached the max retries/i;
 
+// ioredis giving up on a command; the probe lease store losing its data again and again mid-grant
+const STORE_UNAVAILABLE_ERRORS = new Set(['MaxRetriesPerRequestError', 'LeaseStoreUnavailableError']);
+
 /** Postgres or Redis did not answer: API.md says 503 with Retry-After, so clients fall back instead of waiting. */
 export function storeUnavailable(err: unknown): HttpErrorBody | null {
   const e = err as { code?: unknown; message?: unknown; name?: unknown; driverError?: unknown };
@@ -43,7 +46,7 @@ export function storeUnavailable(err: unknown): HttpErrorBody | null {
     CONNECTION_CODES.has(code) ||
     PG_UNAVAILABLE.test(code) ||
     DRIVER_UNAVAILABLE.test(message) ||
-    e.name === 'MaxRetriesPerRequestError';
+    STORE_UNAVAILABLE_ERRORS.has(typeof e.name === 'string' ? e.name : '');
   if (unavailable) {
     return httpErrorBody(503, 'the store (Postgres or Redis) is unavailable; retry shortly', {
       retryAfterMs: STORE_RETRY_AFTER_SECONDS * 1000,
