@@ -171,6 +171,11 @@ describe('50 SDK instances through an outage and a partial recovery', () => {
     expect(closed.state, story(await transitions())).toBe('closed');
     const final = await transitions();
     expect(final.at(-1).to).toBe('closed');
-    expect(final.filter((tr) => tr.to === 'open')).toHaveLength(1);
+    // a probe that meets the 10 % provider at a bad moment may send PROBING back to OPEN (the
+    // lifecycle's longer cooldown); what must never happen is a ramp falling back to OPEN
+    expect(final.filter((tr) => tr.to === 'open' && tr.from !== 'probing' && tr.from !== 'closed')).toEqual(
+      [],
+    );
+    expect(final.filter((tr) => tr.from === 'closed' && tr.to === 'open')).toHaveLength(1);
   });
 });
