@@ -1,5 +1,6 @@
 // What the live instances of a breaker want: the demand in their latest verdicts. Read by every
-// heartbeat of a probing or ramping breaker, so each replica keeps it for a fraction of a heartbeat.
+// heartbeat of a probing breaker (and by the first of each allowance period of a ramping one), so
+// each replica keeps it for a fraction of a heartbeat.
 import { Injectable } from '@nestjs/common';
 import type { TrafficClass } from '@recloser/core';
 import { VerdictsRepository } from '../breakers/verdicts.repository.js';

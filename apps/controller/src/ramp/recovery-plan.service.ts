@@ -1,7 +1,8 @@
 // The recovery part of an instance's plan: a probe token while the breaker is PROBING (for the
 // instances core `designateProbers` picks, drawn from the same Redis budget as POST /v1/probes/lease),
-// an allowance while it is RAMPING (core `divideAllowances` over the live instances' demand). The
-// heartbeat service calls `planFor` once per breaker of a heartbeat.
+// an allowance while it is RAMPING (core `divideAllowances` over the live instances' demand, divided
+// once per allowance period and shared through Redis: AllowanceDivisionCache). The heartbeat service
+// calls `planFor` once per breaker of a heartbeat.
 import { Injectable, Logger } from '@nestjs/common';
 import {
   designateProbers,
@@ -15,6 +16,7 @@ import {
 import { ControllerConfig } from '../config/controller-config.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { ProbeLeaseStore } from '../probes/probe-lease.store.js';
+import { AllowanceDivisionCache } from './allowance-division.cache.js';
 import { LiveDemandRepository, type LiveDemand } from './live-demand.repository.js';
 import { RampEvidenceStore } from './ramp-evidence.store.js';
 
@@ -47,6 +49,7 @@ export class RecoveryPlanService {
     private readonly liveDemand: LiveDemandRepository,
     private readonly evidence: RampEvidenceStore,
     private readonly config: ControllerConfig,
+    private readonly divisions: AllowanceDivisionCache,
   ) {}
 
   /** `receivedAt`: when the heartbeat arrived (before the breaker was read), for the step evidence rule. */
@@ -124,12 +127,16 @@ export class RecoveryPlanService {
         verdict.evidence,
       );
     }
-    const pool = await this.pools.resolve(breaker.dependency);
-    const live = withCurrent(await this.liveDemand.live(breaker.breakerId), instanceId, verdict);
     // rotate who is admitted once per validity period, so small steps reach every instance in turn
-    const rotation = Math.floor(Date.now() / validForMs);
-    const shares = divideAllowances(pool, breaker.step, live, rotation);
-    return shares.get(instanceId) ?? {};
+    const rotation = Math.floor(receivedAt / validForMs);
+    const period = { breakerId: breaker.breakerId, epoch: breaker.epoch, step: breaker.step, rotation };
+    const step = breaker.step;
+    // only the period's first heartbeat reads the fleet's demand and divides (see the cache)
+    return this.divisions.allowanceOf(period, instanceId, validForMs, async () => {
+      const pool = await this.pools.resolve(breaker.dependency);
+      const live = withCurrent(await this.liveDemand.live(breaker.breakerId), instanceId, verdict);
+      return divideAllowances(pool, step, live, rotation);
+    });
   }
 }
 

@@ -1,0 +1,93 @@
+// One division of a ramp step per allowance period, shared by every heartbeat and every replica.
+// Dividing on each heartbeat read the whole fleet's demand each time (O(N) per heartbeat, O(N²) per
+// period) and let replicas divide slightly different snapshots, so their shares could sum above the
+// step. Here the first heartbeat of a period (breaker, epoch, step, rotation) divides, the result is
+// stored in one Redis hash (instance → allowance), and later heartbeats read their own field.
+// The division itself stays core `divideAllowances`: this file only decides how often it runs.
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import type { ClassAllowance, TrafficClass } from '@recloser/core';
+import { ControllerConfig } from '../config/controller-config.js';
+import { LuaScript } from '../probes/lua-script.js';
+import { REDIS_CLIENT } from '../redis/redis.constants.js';
+
+export interface DivisionKey {
+  breakerId: string;
+  epoch: number;
+  step: number;
+  /** which allowance period (floor(now / period)) */
+  rotation: number;
+}
+
+export type Allowance = Record<TrafficClass, ClassAllowance>;
+export type Division = Map<string, Allowance>;
+
+// instance fields carry a prefix so no instance id can collide with the marker
+const SEALED = 'sealed';
+const field = (instanceId: string) => `i:${instanceId}`;
+
+// stores the division unless one is stored already (first writer wins across replicas), in one step,
+// so a reader sees either no division or a whole one; fields are set one by one (no unpack of N args)
+const STORE_ONCE = new LuaScript(`
+if redis.call('HEXISTS', KEYS[1], '${SEALED}') == 1 then return 0 end
+for i = 2, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[1], '${SEALED}', '1')
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 1
+`);
+
+@Injectable()
+export class AllowanceDivisionCache {
+  private readonly prefix: string;
+  // concurrent first heartbeats on this replica share one division instead of each dividing
+  private readonly storing = new Map<string, Promise<void>>();
+
+  constructor(
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
+    config: ControllerConfig,
+  ) {
+    this.prefix = `${config.redisPrefix}:allowance:`;
+  }
+
+  private key(k: DivisionKey): string {
+    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.rotation}`;
+  }
+
+  /**
+   * The instance's share of the period's division; `divide` runs only when the period has none yet.
+   * An instance absent from the stored division (it appeared after the division, or wants nothing)
+   * gets `{}` until the next period: a period's division is fixed, so the shares handed out in it
+   * are the ones core divided and their sum never exceeds the step's budget.
+   */
+  async allowanceOf(
+    k: DivisionKey,
+    instanceId: string,
+    periodMs: number,
+    divide: () => Promise<Division>,
+  ): Promise<Allowance> {
+    const key = this.key(k);
+    const [sealed, own] = await this.redis.hmget(key, SEALED, field(instanceId));
+    if (sealed !== null) return parse(own);
+    let storing = this.storing.get(key);
+    if (!storing) {
+      storing = this.store(key, periodMs, divide).finally(() => this.storing.delete(key));
+      this.storing.set(key, storing);
+    }
+    await storing;
+    // read back, not our own result: another replica may have stored its division first
+    return parse(await this.redis.hget(key, field(instanceId)));
+  }
+
+  private async store(key: string, periodMs: number, divide: () => Promise<Division>): Promise<void> {
+    const division = await divide();
+    // the key names its period, so it is never reused; two periods of life let a replica whose clock
+    // runs a little behind still find it, then Redis drops it
+    const args: (string | number)[] = [Math.max(1, Math.ceil(periodMs * 2))];
+    for (const [instanceId, allowance] of division) args.push(field(instanceId), JSON.stringify(allowance));
+    await STORE_ONCE.run(this.redis, [key], args);
+  }
+}
+
+function parse(raw: string | null): Allowance {
+  return raw === null ? {} : (JSON.parse(raw) as Allowance);
+}
