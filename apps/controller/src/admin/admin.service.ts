@@ -18,6 +18,7 @@ import { VerdictsRepository } from '../breakers/verdicts.repository.js';
 import { ControllerConfig } from '../config/controller-config.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
 import { PoolsService } from '../pools/pools.service.js';
+import { ProbeLeaseStore } from '../probes/probe-lease.store.js';
 import { type TransitionView, TransitionsService, toView } from '../transitions/transitions.service.js';
 import type { ChainCheck } from '../transitions/transition-chain.js';
 
@@ -71,6 +72,7 @@ export class AdminService {
     private readonly groups: FleetGroupsService,
     private readonly pools: PoolsService,
     private readonly transitions: TransitionsService,
+    private readonly leases: ProbeLeaseStore,
   ) {}
 
   async overview(): Promise<Overview> {
@@ -160,10 +162,19 @@ export class AdminService {
   ): Promise<{ breaker: BreakerSummary; transitions: TransitionView[] }> {
     const entity = await this.state.get(id);
     const pool = await this.pools.resolve(entity.dependency);
-    const outcome = await this.state.transition(id, (s, { now }) => ({
-      ...applyOperatorAction(s, action, reason, now, pool, mathRng),
-      figures: { trigger: 'operator' },
-    }));
+    const outcome = await this.state.transition(id, (s, { now }) => {
+      // after force_close the quorum waits one heartbeat TTL: instances still report the old `open`
+      const quiet = this.config.heartbeatTtlMs;
+      return {
+        ...applyOperatorAction(s, action, reason, now, pool, mathRng, quiet),
+        figures: { trigger: 'operator' },
+      };
+    });
+    const leftProbing = outcome.transitions.some((t) => t.from === 'probing' && t.to !== 'probing');
+    if (leftProbing) {
+      // tokens handed out while probing are stale now: free the pool's slots rather than wait out their TTL
+      await this.leases.releaseBreaker(pool.id, id).catch(() => 0);
+    }
     const [summary] = await this.breakers.summarise([outcome.breaker]);
     return { breaker: summary!, transitions: outcome.transitions.map(toView) };
   }

@@ -78,7 +78,10 @@ export class QuorumEvaluationService {
     const group = (await this.groups.get(breaker.group)) ?? (await this.groups.seen(breaker.group, now));
     const quorum = figuresFromCounts(counts, group.quorum);
     // a cheap filter so most heartbeats read no rows: core decides below whenever a quorum may be reached
-    if (quorum.open < quorum.threshold || now < this.learningUntil(group)) return { breaker, quorum };
+    // (and none opens while an operator's force_close is quiet: core onQuorum holds the rule)
+    const quietUntil = breaker.globalState.quorumQuietUntil ?? 0;
+    if (quorum.open < quorum.threshold || now < this.learningUntil(group) || now < quietUntil)
+      return { breaker, quorum };
 
     const pool = await this.pools.resolve(breaker.dependency);
     let decided: QuorumDecision | null = null;

@@ -430,6 +430,42 @@ describe('operator actions', () => {
     }
   });
 
+  it('force_close holds against the quorum for one heartbeat TTL (T−1 ms stays closed, T+1 ms opens)', () => {
+    const TTL = 15_000;
+    const at = 100_000;
+    const d = applyOperatorAction(opened(), 'force_close', 'provider fixed', at, pool, rng(), TTL);
+    expect(d.next).toMatchObject({ state: 'closed', quorumQuietUntil: at + TTL });
+    expect(d.transitions[0]!.figures).toEqual({ action: 'force_close', quorumQuietUntil: at + TTL });
+    const early = onQuorum(d.next, reached, at + TTL - 1, pool, rng());
+    expect(early.next).toBe(d.next);
+    expect(early.transitions).toEqual([]);
+    const late = onQuorum(d.next, reached, at + TTL + 1, pool, rng());
+    expect(late.next).toMatchObject({ state: 'open', epoch: d.next.epoch + 1 });
+    expect(late.transitions[0]).toMatchObject({ actor: 'quorum', from: 'closed', to: 'open' });
+  });
+
+  it('force_close without a TTL (quorumQuietMs 0) lets the quorum act at once', () => {
+    const d = applyOperatorAction(opened(), 'force_close', '', 500, pool, rng());
+    expect(onQuorum(d.next, reached, 500, pool, rng()).next.state).toBe('open');
+  });
+
+  it('property: within the quiet TTL after force_close no quorum opens; after it a reached quorum does', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 120_000 }),
+        fc.integer({ min: 0, max: 1_000_000 }),
+        fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+        (ttl, at, frac) => {
+          const d = applyOperatorAction(ramping(0), 'force_close', '', at, pool, rng(), ttl);
+          const inside = at + Math.floor(frac * ttl);
+          expect(onQuorum(d.next, reached, inside, pool, rng()).transitions).toEqual([]);
+          expect(onQuorum(d.next, reached, at + ttl, pool, rng()).next.state).toBe('open');
+        },
+      ),
+      { seed: 7 },
+    );
+  });
+
   it('pause_ramp freezes the steps (collapse still acts); resume_ramp starts a fresh window', () => {
     const s = ramping(0);
     const paused = applyOperatorAction(s, 'pause_ramp', 'watching', 5, pool, rng()).next;

@@ -60,6 +60,12 @@ export interface GlobalBreakerState {
    * window starts afresh. Absent in states stored before it existed (read as null).
    */
   drainingUntil?: number | null;
+  /**
+   * set by an operator force_close: until this time no quorum opens the breaker, so instances still
+   * reporting `open` (they have not yet heard the CLOSED plan) get one heartbeat TTL to catch up.
+   * Absent in states stored before it existed (read as null).
+   */
+  quorumQuietUntil?: number | null;
 }
 
 export type TransitionActor = 'quorum' | 'cooldown' | 'probe' | 'ramp' | 'operator';
@@ -86,6 +92,8 @@ export interface TransitionFigures {
   nextStepUpAfter?: number | null;
   failedRecoveries?: number;
   action?: OperatorAction;
+  /** force_close: no quorum opens the breaker before this time (controller clock, ms) */
+  quorumQuietUntil?: number;
   /** at the last step: the fleet's demand against the step's rate, per admitted class (req/s) */
   load?: Record<TrafficClass, ClassLoad>;
 }
@@ -204,7 +212,10 @@ function closed(s: GlobalBreakerState, now: number): GlobalBreakerState {
   return { ...s, ...closedFields(now) };
 }
 
-/** CLOSED + quorum reached → OPEN. Other states ignore the quorum: their own gates decide. */
+/**
+ * CLOSED + quorum reached → OPEN. Other states ignore the quorum: their own gates decide. After an
+ * operator force_close the quorum is not heeded until `quorumQuietUntil` (the operator's word holds).
+ */
 export function onQuorum(
   s: GlobalBreakerState,
   decision: Pick<QuorumDecision, 'reached' | 'open' | 'live' | 'threshold'> & { formedBy?: string[] },
@@ -213,6 +224,8 @@ export function onQuorum(
   rng: Rng,
 ): Decision {
   if (s.state !== 'closed' || !decision.reached) return unchanged(s);
+  const quietUntil = s.quorumQuietUntil ?? null;
+  if (quietUntil !== null && now < quietUntil) return unchanged(s);
   const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries, false);
   const quorum = { open: decision.open, live: decision.live, threshold: decision.threshold };
   const reason = `quorum: ${decision.open} of ${decision.live} live instances locally open (threshold ${decision.threshold})`;
@@ -415,7 +428,10 @@ export function onProbeResult(
   return { next, transitions: [record(s, next, now, 'probe', reason, figures)] };
 }
 
-/** Operator overrides, valid in any state and always recorded. */
+/**
+ * Operator overrides, valid in any state and always recorded. `quorumQuietMs` (the controller's
+ * heartbeat TTL): after force_close no quorum opens the breaker for that long, as after a restart.
+ */
 export function applyOperatorAction(
   s: GlobalBreakerState,
   action: OperatorAction,
@@ -423,6 +439,7 @@ export function applyOperatorAction(
   now: number,
   pool: PoolConfig,
   rng: Rng,
+  quorumQuietMs = 0,
 ): Decision {
   let next: GlobalBreakerState;
   const figures: TransitionFigures = { action };
@@ -436,7 +453,8 @@ export function applyOperatorAction(
       }
       break;
     case 'force_close':
-      next = closed(s, now);
+      next = { ...closed(s, now), quorumQuietUntil: now + Math.max(0, quorumQuietMs) };
+      figures.quorumQuietUntil = now + Math.max(0, quorumQuietMs);
       break;
     case 'pause_ramp':
       next = { ...s, rampPaused: true };
