@@ -4,6 +4,7 @@ import {
   quorumThreshold,
   mathRng,
   onQuorum,
+  type PoolConfig,
   type QuorumDecision,
   type QuorumFiguresWire,
   type QuorumPolicy,
@@ -77,13 +78,9 @@ export class QuorumEvaluationService {
     if (breaker.state !== 'closed') return { breaker, quorum: breaker.quorum };
     const group = (await this.groups.get(breaker.group)) ?? (await this.groups.seen(breaker.group, now));
     const quorum = figuresFromCounts(counts, group.quorum);
-    // a cheap filter so most heartbeats read no rows: core decides below whenever a quorum may be reached
-    // (and none opens while an operator's force_close is quiet: core onQuorum holds the rule)
-    const quietUntil = breaker.globalState.quorumQuietUntil ?? 0;
-    if (quorum.open < quorum.threshold || now < this.learningUntil(group) || now < quietUntil)
-      return { breaker, quorum };
-
     const pool = await this.pools.resolve(breaker.dependency);
+    if (!this.mayOpen(breaker, quorum, group, pool, now)) return { breaker, quorum };
+
     let decided: QuorumDecision | null = null;
     const outcome = await this.breakers.transition(breaker.id, async (state, { now: at, manager }) => {
       if (state.state !== 'closed') return null;
@@ -95,6 +92,23 @@ export class QuorumEvaluationService {
     const after = outcome.breaker;
     const shown = after.state === 'closed' ? (decided ? figures(decided) : quorum) : after.quorum;
     return { breaker: after, quorum: shown };
+  }
+
+  /**
+   * A cheap filter so most heartbeats take no lock and read no rows. Every rule in it is core's (threshold,
+   * learning period, an operator's quiet period): core, fed the live counts, would open the breaker now.
+   */
+  private mayOpen(
+    breaker: BreakerEntity,
+    quorum: QuorumFiguresWire,
+    group: GroupView,
+    pool: PoolConfig,
+    now: number,
+  ): boolean {
+    if (quorum.open < quorum.threshold || this.decide([], group, now).learning) return false;
+    return (
+      onQuorum(breaker.globalState, { ...quorum, reached: true }, now, pool, mathRng).transitions.length > 0
+    );
   }
 
   /** What the periodic job runs: every closed breaker with live trouble, evaluated once. */
