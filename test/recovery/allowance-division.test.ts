@@ -16,8 +16,9 @@ import {
   type PlanBreaker,
 } from '../../apps/controller/src/ramp/recovery-plan.service.js';
 import { createFleetKey } from '../support/fleet-key.js';
-import { verdict } from '../support/fleet.js';
+import { heartbeat, verdict } from '../support/fleet.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { rampPool } from './support/ramp-pool.js';
 
 let t: TestApp;
 let key: string;
@@ -33,12 +34,7 @@ const TTL_MS = 60_000;
 beforeAll(async () => {
   t = await bootTestApp({ RECLOSER_HEARTBEAT_TTL_MS: String(TTL_MS) });
   key = (await createFleetKey(t, [group])).key;
-  const put = await t.admin('PUT', '/v1/admin/pools/division-pool', {
-    dependencies: [dependency],
-    probe: { concurrency: 1, ratePerSec: 10, leaseTtlMs: 5000, cooldownMs: 100, probesToPass: 2 },
-    capacity: { standard: { ratePerSec: 40, concurrency: 8 } },
-    ramp: { steps: [0.5, 1.0], dwellMs: 300, minSample: 5, classOrder: ['standard'] },
-  });
+  const put = await t.admin('PUT', '/v1/admin/pools/division-pool', rampPool(dependency));
   expect(put.status).toBe(200);
   secondConnection = new Redis(t.env.REDIS_URL!);
 });
@@ -54,14 +50,10 @@ describe('allowance division per period', () => {
     // asked for a RAMPING view of it directly, as the heartbeat service would after a transition)
     const beats = await Promise.all(
       instances.map((instanceId) =>
-        t.request('POST', '/v1/heartbeats', {
-          token: key,
-          body: {
-            instanceId,
-            group,
-            region: 'eu-west',
-            breakers: [verdict(dependency, 'closed', { demand: { standard: 10 } })],
-          },
+        heartbeat(t, key, {
+          instanceId,
+          group,
+          breakers: [verdict(dependency, 'closed', { demand: { standard: 10 } })],
         }),
       ),
     );

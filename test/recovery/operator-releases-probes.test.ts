@@ -4,7 +4,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
-import { pollUntil, verdict } from '../support/fleet.js';
+import { heartbeat, pollUntil, verdict } from '../support/fleet.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -32,14 +32,10 @@ const beatAll = async () =>
   (
     await Promise.all(
       instances.map((instanceId) =>
-        t.request('POST', '/v1/heartbeats', {
-          token: key,
-          body: {
-            instanceId,
-            group,
-            region: 'eu-west',
-            breakers: deps.map((d) => verdict(d, 'open', { demand: { standard: 10 } })),
-          },
+        heartbeat(t, key, {
+          instanceId,
+          group,
+          breakers: deps.map((d) => verdict(d, 'open', { demand: { standard: 10 } })),
         }),
       ),
     )

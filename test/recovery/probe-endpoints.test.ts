@@ -2,7 +2,7 @@
 // which state answers what, and bad input is a 4xx naming the field, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
-import { verdict } from '../support/fleet.js';
+import { heartbeat, verdict } from '../support/fleet.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -11,10 +11,7 @@ let foreignKey: string;
 const group = 'edges';
 const lease = (body: unknown, token = key) => t.request('POST', '/v1/probes/lease', { token, body });
 const beat = (instanceId: string, dependency: string, state: 'open' | 'closed') =>
-  t.request('POST', '/v1/heartbeats', {
-    token: key,
-    body: { instanceId, group, region: 'eu-west', breakers: [verdict(dependency, state)] },
-  });
+  heartbeat(t, key, { instanceId, group, breakers: [verdict(dependency, state)] });
 
 beforeAll(async () => {
   t = await bootTestApp();

@@ -6,7 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
-import { verdict } from '../support/fleet.js';
+import { heartbeat, verdict } from '../support/fleet.js';
+import { rampPool } from './support/ramp-pool.js';
 
 let t: TestApp;
 let key: string;
@@ -18,12 +19,7 @@ const STEP0_RATE = 0.5 * 40;
 beforeAll(async () => {
   t = await bootTestApp();
   key = (await createFleetKey(t, [group])).key;
-  const put = await t.admin('PUT', '/v1/admin/pools/ramp-pool', {
-    dependencies: [dependency],
-    probe: { concurrency: 1, ratePerSec: 10, leaseTtlMs: 5000, cooldownMs: 100, probesToPass: 2 },
-    capacity: { standard: { ratePerSec: 40, concurrency: 8 } },
-    ramp: { steps: [0.5, 1.0], dwellMs: 300, minSample: 5, classOrder: ['standard'] },
-  });
+  const put = await t.admin('PUT', '/v1/admin/pools/ramp-pool', rampPool(dependency));
   expect(put.status).toBe(200);
 });
 
@@ -32,15 +28,7 @@ afterAll(async () => {
 });
 
 const beat = (instanceId: string, state: 'open' | 'closed', demand?: Record<string, number>) =>
-  t.request('POST', '/v1/heartbeats', {
-    token: key,
-    body: {
-      instanceId,
-      group,
-      region: 'eu-west',
-      breakers: [verdict(dependency, state, demand ? { demand } : {})],
-    },
-  });
+  heartbeat(t, key, { instanceId, group, breakers: [verdict(dependency, state, demand ? { demand } : {})] });
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
   for (let i = 0; i < 150; i++) {
