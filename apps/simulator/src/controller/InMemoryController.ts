@@ -265,14 +265,11 @@ export class InMemoryController implements Transport {
     const s = this.state;
     let probe: ProbeGrant | null = null;
     if (s.state === 'probing') {
-      const held = this.leases.find(
-        (l) => l.instanceId === instanceId && l.expiresAt > now && l.epoch === s.epoch,
-      );
-      if (held) probe = { token: held.token, fencing: held.fencing, validForMs: held.expiresAt - now };
-      else if (this.designated.includes(instanceId)) {
-        const g = this.grant(instanceId, now);
-        if (!('retryAfterMs' in g)) probe = g;
-      }
+      // as the controller: a designated instance is granted (or keeps) a token, any other keeps what it holds
+      const g = this.designated.includes(instanceId)
+        ? this.grant(instanceId, now)
+        : this.held(instanceId, now);
+      if (g && !('retryAfterMs' in g)) probe = g;
     }
     return buildPlan({
       breakerId: `${this.options.group}:${this.options.dependency}`,
@@ -288,9 +285,9 @@ export class InMemoryController implements Transport {
 
   /** The lease store's rule (core decideProbeGrant), on an in-memory lease list. */
   private grant(instanceId: string, now: number): ProbeGrant | { retryAfterMs: number } {
+    const held = this.held(instanceId, now);
+    if (held) return held;
     const live = this.leases.filter((l) => l.expiresAt > now);
-    const held = live.find((l) => l.instanceId === instanceId && l.epoch === this.state.epoch);
-    if (held) return { token: held.token, fencing: held.fencing, validForMs: held.expiresAt - now };
     const budget = this.options.pool.probe;
     const nextExpiry = live.reduce((m, l) => Math.min(m, l.expiresAt), Number.POSITIVE_INFINITY);
     const decision = decideProbeGrant({
@@ -313,6 +310,14 @@ export class InMemoryController implements Transport {
     this.leases.push(lease);
     this.recentGrants = [...this.recentGrants.filter((t) => t > now - 1000), now];
     return { token: lease.token, fencing: lease.fencing, validForMs: budget.leaseTtlMs };
+  }
+
+  /** The live token this instance holds for the current epoch, if any. */
+  private held(instanceId: string, now: number): ProbeGrant | null {
+    const l = this.leases.find(
+      (l) => l.instanceId === instanceId && l.expiresAt > now && l.epoch === this.state.epoch,
+    );
+    return l ? { token: l.token, fencing: l.fencing, validForMs: l.expiresAt - now } : null;
   }
 
   /** Expired leases free their slot; their holder sat on a token unused, so someone else probes next. */
