@@ -9,16 +9,7 @@ import {
   stepBudget,
   type InstanceDemand,
 } from './Allowance.js';
-
-function pool(): PoolConfig {
-  const p = DEFAULT_POOL('llm', 'llm');
-  p.capacity = {
-    standard: { ratePerSec: 500, concurrency: 200 },
-    long_context: { ratePerSec: 20, concurrency: 10 },
-  };
-  p.ramp.classOrder = ['standard', 'long_context'];
-  return p;
-}
+import { twoClassPool } from './twoClassPool.test-support.js';
 
 const sum = (xs: Iterable<number>) => [...xs].reduce((a, b) => a + b, 0);
 
@@ -88,7 +79,7 @@ describe('maxMinFair', () => {
 
 describe('stepBudget', () => {
   it('admits class k from step k at the step fraction of its capacity', () => {
-    const p = pool();
+    const p = twoClassPool();
     expect(stepBudget(p, 0)).toEqual({ standard: { ratePerSec: 5, concurrency: 2 } });
     expect(stepBudget(p, 1)).toEqual({
       standard: { ratePerSec: 25, concurrency: 10 },
@@ -107,7 +98,7 @@ describe('stepBudget', () => {
 
 describe('divideAllowances', () => {
   it('divides a step by demand and gives no-demand instances nothing', () => {
-    const a = divideAllowances(pool(), 1, [
+    const a = divideAllowances(twoClassPool(), 1, [
       { instanceId: 'i1', demand: { standard: 5 } },
       { instanceId: 'i2', demand: { standard: 100, long_context: 3 } },
       { instanceId: 'i3', demand: {} },
@@ -137,7 +128,7 @@ describe('divideAllowances', () => {
   });
 
   it('at full capacity admits floor(rate) instances when the rate exceeds the calls, one call each', () => {
-    const p = pool(); // standard: 500/s, 200 calls
+    const p = twoClassPool(); // standard: 500/s, 200 calls
     const many = Array.from({ length: 600 }, (_, i) => ({
       instanceId: `i${String(i).padStart(3, '0')}`,
       demand: { standard: 2 },
@@ -154,7 +145,7 @@ describe('divideAllowances', () => {
   });
 
   it('admits max(calls, floor(rate)): a fractional rate rounds down, more calls than rate admits the calls', () => {
-    const p = pool();
+    const p = twoClassPool();
     p.capacity = { standard: { ratePerSec: 10.9, concurrency: 4 } };
     const fleet12 = Array.from({ length: 12 }, (_, i) => ({ instanceId: `i${i}`, demand: { standard: 5 } }));
     const last = p.ramp.steps.length - 1;
@@ -186,7 +177,7 @@ describe('divideAllowances', () => {
       lconc: fc.integer({ min: 1, max: 20 }),
     })
     .map(({ rate, conc, lrate, lconc }) => {
-      const p = pool();
+      const p = twoClassPool();
       p.capacity = {
         standard: { ratePerSec: rate, concurrency: conc },
         long_context: { ratePerSec: lrate, concurrency: lconc },

@@ -1,19 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PoolConfig } from '../pool/PoolConfig.js';
-import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import { stepBudget } from './Allowance.js';
 import { describeLoad, fleetDemand, stepLoad } from './StepLoad.js';
+import { twoClassPool } from './twoClassPool.test-support.js';
 
-function pool(): PoolConfig {
-  const p = DEFAULT_POOL('llm', 'llm');
-  p.capacity = {
-    standard: { ratePerSec: 500, concurrency: 200 },
-    long_context: { ratePerSec: 20, concurrency: 10 },
-  };
-  p.ramp.classOrder = ['standard', 'long_context'];
-  return p;
-}
 const LAST = 5;
 
 describe('fleetDemand', () => {
@@ -31,14 +21,14 @@ describe('fleetDemand', () => {
 
 describe('stepLoad', () => {
   it('is binding only when demand exceeds the step rate: at the rate it is not, an ulp above it is', () => {
-    expect(stepLoad(pool(), LAST, { standard: 500, long_context: 20 }).binding).toBe(false);
-    expect(stepLoad(pool(), LAST, { standard: 500.001 }).binding).toBe(true);
-    expect(stepLoad(pool(), LAST, { long_context: 20.001 }).binding).toBe(true);
-    expect(stepLoad(pool(), LAST, {}).binding).toBe(false);
+    expect(stepLoad(twoClassPool(), LAST, { standard: 500, long_context: 20 }).binding).toBe(false);
+    expect(stepLoad(twoClassPool(), LAST, { standard: 500.001 }).binding).toBe(true);
+    expect(stepLoad(twoClassPool(), LAST, { long_context: 20.001 }).binding).toBe(true);
+    expect(stepLoad(twoClassPool(), LAST, {}).binding).toBe(false);
   });
 
   it('judges only the classes admitted at the step, and reports demand against budget', () => {
-    const load = stepLoad(pool(), 0, { standard: 3, long_context: 1000 });
+    const load = stepLoad(twoClassPool(), 0, { standard: 3, long_context: 1000 });
     expect(load).toEqual({ classes: { standard: { demand: 3, budget: 5 } }, binding: false });
     expect(describeLoad(load)).toBe('standard 3/s of 5/s');
   });
@@ -50,7 +40,7 @@ describe('stepLoad', () => {
         fc.double({ min: 0, max: 2000, noNaN: true }),
         fc.double({ min: 0, max: 100, noNaN: true }),
         (step, standard, long) => {
-          const p = pool();
+          const p = twoClassPool();
           const load = stepLoad(p, step, { standard, long_context: long });
           const budget = stepBudget(p, step);
           const over = Object.entries(budget).some(
