@@ -54,12 +54,6 @@ export class BreakerStateService {
     private readonly transitions: TransitionsService,
   ) {}
 
-  /** The breaker of (group, dependency), created CLOSED on first sight. Keeps its pool id current. */
-  async getOrCreate(group: string, dependency: string, poolId: string, now: number): Promise<BreakerEntity> {
-    const found = await this.getOrCreateMany(group, [{ dependency, poolId }], now);
-    return found.get(dependency)!;
-  }
-
   /**
    * The ids of one heartbeat's breakers, creating missing ones. Ids never change, so each replica
    * remembers them (keyed with the pool id, so a dependency moved to another pool is written once).
@@ -86,14 +80,16 @@ export class BreakerStateService {
     return ids;
   }
 
-  /** getOrCreate for all breakers of one heartbeat: one read, and one insert only for the new ones. */
-  async getOrCreateMany(
+  /**
+   * The breakers of one heartbeat, created CLOSED on first sight, pool ids kept current: one read, and
+   * one insert only for the new ones.
+   */
+  private async getOrCreateMany(
     group: string,
     wanted: readonly { dependency: string; poolId: string }[],
     now: number,
-    manager: EntityManager = this.db.manager,
   ): Promise<Map<string, BreakerEntity>> {
-    const repo = manager.getRepository(BreakerEntity);
+    const repo = this.db.getRepository(BreakerEntity);
     const dependencies = wanted.map((w) => w.dependency);
     const byDependency = async () =>
       new Map(
