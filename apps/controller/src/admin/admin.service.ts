@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   applyOperatorAction,
   type BreakerSummary,
+  DEFAULT_QUORUM,
   findIsolated,
   type GlobalBreakerState,
   type IsolatedInstance,
@@ -136,7 +137,7 @@ export class AdminService {
     return {
       breaker: summary!,
       globalState: entity.globalState,
-      quorumPolicy: group?.quorum ?? { fraction: 0.5, minOpen: 2 },
+      quorumPolicy: group?.quorum ?? DEFAULT_QUORUM,
       isolationAfterMs: this.config.isolationAfterMs,
       instances: rows.map((r) => ({
         instanceId: r.instanceId,
