@@ -241,15 +241,12 @@ export class InMemoryController implements Transport {
     this.designated = [];
     this.allowances = new Map();
     if (s.state === 'probing') {
-      if (this.excludedEpoch !== s.epoch) {
-        this.excluded.clear();
-        this.excludedEpoch = s.epoch;
-      }
+      const excluded = this.excludedIn(s.epoch);
       const candidates = this.liveRows(now).map((r) => ({
         instanceId: r.instanceId,
         live: true,
         demand: totalDemand(r.demand),
-        excluded: this.excluded.has(r.instanceId),
+        excluded: excluded.has(r.instanceId),
       }));
       this.designated = designateProbers(candidates, pool.probe.concurrency, s.epoch);
     } else if (s.state === 'ramping' && s.step !== null) {
@@ -330,11 +327,16 @@ export class InMemoryController implements Transport {
 
   private exclude(instanceId: string, epoch: number): void {
     if (epoch !== this.state.epoch) return;
+    this.excludedIn(epoch).add(instanceId);
+  }
+
+  /** The epoch's excluded set, keyed like the controller's store: a new epoch starts empty. */
+  private excludedIn(epoch: number): Set<string> {
     if (this.excludedEpoch !== epoch) {
       this.excluded.clear();
       this.excludedEpoch = epoch;
     }
-    this.excluded.add(instanceId);
+    return this.excluded;
   }
 }
 
