@@ -1,22 +1,14 @@
 // S2: after the outage the provider serves only 10 % of its normal capacity.
-import { DEFAULT_PROVIDER } from '../provider/Provider.js';
-import { DEFAULT_WORKLOAD } from '../workload/Worker.js';
-import { providerFor, type Scenario } from './Scenario.js';
-
-const instances = 200;
+import { fleetParams, type Scenario } from './Scenario.js';
 
 export const S2: Scenario = {
   id: 'S2',
   title: 'after a 60 s outage the provider serves only 10 % of normal capacity',
   mustHold:
     'the ramp settles near 10 %, no re-trip once settled, accepted work >= 90 % of what the provider can serve; naive flaps',
-  params: {
-    instances,
-    regions: ['eu-west', 'us-east', 'ap-south'],
+  params: fleetParams(200, {
     durationMs: 600_000,
     outage: { startMs: 10_000, durationMs: 60_000, recoveredFraction: 0.1 },
     brokenHosts: 0,
-    provider: providerFor(instances, DEFAULT_WORKLOAD.demandPerSec, DEFAULT_PROVIDER),
-    workload: DEFAULT_WORKLOAD,
-  },
+  }),
 };

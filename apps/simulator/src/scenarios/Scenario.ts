@@ -1,7 +1,7 @@
 // A scenario states its parameters; the runner builds the same fleet and provider for every
 // strategy from them, with the same seed, so the columns of a table differ only by strategy.
-import type { ProviderOptions } from '../provider/Provider.js';
-import type { WorkloadOptions } from '../workload/Worker.js';
+import { DEFAULT_PROVIDER, type ProviderOptions } from '../provider/Provider.js';
+import { DEFAULT_WORKLOAD, type WorkloadOptions } from '../workload/Worker.js';
 
 export interface OutageSpec {
   startMs: number;
@@ -44,5 +44,19 @@ export function providerFor(instances: number, demandPerSec: number, base: Provi
     ratePerSec,
     concurrency: Math.max(2, Math.round(ratePerSec * 0.2)),
     maxQueue: Math.max(4, Math.round(ratePerSec * 0.5)),
+  };
+}
+
+/** The fleet every scenario shares (three regions, default workload, provider sized to the fleet); a scenario states what differs. */
+export function fleetParams(
+  instances: number,
+  differs: Pick<ScenarioParams, 'durationMs' | 'outage' | 'brokenHosts'>,
+): ScenarioParams {
+  return {
+    instances,
+    regions: ['eu-west', 'us-east', 'ap-south'],
+    ...differs,
+    provider: providerFor(instances, DEFAULT_WORKLOAD.demandPerSec, DEFAULT_PROVIDER),
+    workload: DEFAULT_WORKLOAD,
   };
 }
