@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { backoffDelayMs } from '../backoff/Backoff.js';
+import { ALL_OUTCOMES } from '../outcome/allOutcomes.test-support.js';
 import { seededRng } from '../random/Rng.js';
 import { FakeClock } from '../time/Clock.js';
 import type { GlobalState, Outcome } from '../wire.js';
@@ -418,16 +419,7 @@ describe('LocalBreaker, serialisation', () => {
 
 describe('LocalBreaker, properties', () => {
   const harmless = fc.constantFrom<Outcome>('success', 'client_error', 'auth', 'cancelled', 'rate_limited');
-  const anyOutcome = fc.constantFrom<Outcome>(
-    'success',
-    'slow',
-    'overload',
-    'network',
-    'rate_limited',
-    'auth',
-    'client_error',
-    'cancelled',
-  );
+  const anyOutcome = fc.constantFrom<Outcome>(...ALL_OUTCOMES);
 
   it('never opens on client_error, auth, cancelled, rate_limited or success, in either mode', () => {
     fc.assert(

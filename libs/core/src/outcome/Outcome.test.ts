@@ -8,6 +8,7 @@ import {
   isSystemic,
   parseRetryAfterMs,
 } from './Outcome.js';
+import { ALL_OUTCOMES } from './allOutcomes.test-support.js';
 
 describe('classifyHttpStatus: the classification table of issue 3', () => {
   const table: [number, Outcome][] = [
@@ -98,17 +99,7 @@ describe('classifyErrorCode', () => {
 
 describe('isSystemic', () => {
   it('is true exactly for overload, network and slow', () => {
-    const all: Outcome[] = [
-      'success',
-      'slow',
-      'overload',
-      'network',
-      'rate_limited',
-      'auth',
-      'client_error',
-      'cancelled',
-    ];
-    expect(all.filter(isSystemic)).toEqual(['slow', 'overload', 'network']);
+    expect(ALL_OUTCOMES.filter(isSystemic)).toEqual(['slow', 'overload', 'network']);
   });
 });
 
