@@ -30,21 +30,20 @@ export class HealthService {
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
   ) {}
 
-  async checkPostgres(): Promise<DependencyCheck> {
-    try {
-      await withTimeout(this.dataSource.query('SELECT 1'), 'PostgreSQL');
-      return { status: 'up' };
-    } catch (err) {
-      return { status: 'down', error: (err as Error).message };
-    }
+  checkPostgres(): Promise<DependencyCheck> {
+    return check('PostgreSQL', () => this.dataSource.query('SELECT 1'));
   }
 
-  async checkRedis(): Promise<DependencyCheck> {
-    try {
-      await withTimeout(this.redis.ping(), 'Redis');
-      return { status: 'up' };
-    } catch (err) {
-      return { status: 'down', error: (err as Error).message };
-    }
+  checkRedis(): Promise<DependencyCheck> {
+    return check('Redis', () => this.redis.ping());
+  }
+}
+
+async function check(what: string, ask: () => Promise<unknown>): Promise<DependencyCheck> {
+  try {
+    await withTimeout(ask(), what);
+    return { status: 'up' };
+  } catch (err) {
+    return { status: 'down', error: (err as Error).message };
   }
 }
