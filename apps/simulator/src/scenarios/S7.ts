@@ -36,4 +36,5 @@ export const S7: Scenario = {
   mustHold: 'recovery peak attempts/s is flat across sizes (set by the provider budget, not the fleet)',
   params: s7Params(1000),
   fleetSizes: [10, 100, 1000, 5000],
+  paramsAt: s7Params,
 };

@@ -31,6 +31,8 @@ export interface Scenario {
   params: ScenarioParams;
   /** S7 runs the same scenario at several fleet sizes */
   fleetSizes?: number[];
+  /** how the scenario is rebuilt at another fleet size; without it the provider is scaled with the fleet */
+  paramsAt?: (instances: number) => ScenarioParams;
 }
 
 /** The provider serves this many requests/s per instance of demand at full health (headroom). */

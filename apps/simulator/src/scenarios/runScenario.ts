@@ -6,7 +6,6 @@ import { STRATEGIES } from '../strategies/index.js';
 import type { Strategy } from '../strategies/Strategy.js';
 import { runStrategy } from './run.js';
 import type { Scenario, ScenarioParams } from './Scenario.js';
-import { s7Params } from './S7.js';
 
 export interface SizeResult {
   instances: number;
@@ -30,10 +29,11 @@ export interface RunOptions {
 }
 
 export function paramsFor(scenario: Scenario, instances: number | undefined): ScenarioParams[] {
-  if (scenario.id === 'S7') {
+  const { paramsAt } = scenario;
+  if (paramsAt) {
     const sizes =
       instances !== undefined ? [instances] : (scenario.fleetSizes ?? [scenario.params.instances]);
-    return sizes.map((n) => s7Params(n));
+    return sizes.map((n) => paramsAt(n));
   }
   if (instances === undefined) return [scenario.params];
   const scale = instances / scenario.params.instances;
