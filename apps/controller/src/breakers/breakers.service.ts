@@ -28,10 +28,6 @@ export class BreakersService {
     return this.summarise(rows);
   }
 
-  async all(): Promise<BreakerSummary[]> {
-    return this.summarise(await this.breakers.find({ order: { group: 'ASC', dependency: 'ASC' } }));
-  }
-
   async summarise(rows: BreakerEntity[]): Promise<BreakerSummary[]> {
     return (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
   }
