@@ -16,6 +16,7 @@ export * from './ramp/Allowance.js';
 export * from './ramp/StepLoad.js';
 export * from './probe/ProbeBudget.js';
 export * from './probe/Designation.js';
+export * from './probe/FallbackProbeSpacing.js';
 export * from './controller/StepSample.js';
 export * from './global/GlobalBreaker.js';
 export * from './plan/Plan.js';

@@ -4,6 +4,7 @@
 import {
   LocalBreaker,
   classifyErrorCode,
+  fallbackProbeSpacingMs,
   type BreakerPlan,
   type BreakerVerdict,
   type Clock,
@@ -404,9 +405,7 @@ export class Breaker {
       this.isFallback() &&
       now >= this.nextFallbackProbeAt
     ) {
-      // randomised spacing so the region's probe owners do not probe in step
-      const spacing = (1000 / this.fallbackRatePerSec) * (0.5 + this.host.rng.next());
-      this.nextFallbackProbeAt = now + spacing;
+      this.nextFallbackProbeAt = now + fallbackProbeSpacingMs(this.fallbackRatePerSec, this.host.rng);
       this.fallbackProbeInFlight = true;
       return FALLBACK_PROBE;
     }
