@@ -7,6 +7,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   designateProbers,
   divideAllowances,
+  fleetDemand,
   type BreakerVerdict,
   type ClassAllowance,
   type GlobalState,
@@ -146,6 +147,7 @@ function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVer
   return [...live.filter((l) => l.instanceId !== instanceId), own];
 }
 
+/** A prober candidate's demand over all classes; what counts as demand is core `fleetDemand`'s rule. */
 function totalDemand(demand: Record<TrafficClass, number>): number {
-  return Object.values(demand).reduce((s, v) => s + (Number.isFinite(v) && v > 0 ? v : 0), 0);
+  return Object.values(fleetDemand([{ demand }])).reduce((s, v) => s + v, 0);
 }
