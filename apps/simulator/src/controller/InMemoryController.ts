@@ -21,6 +21,7 @@ import {
   fleetDemand,
   initialGlobalState,
   isLocallyOpen,
+  isSystemic,
   onProbeResult,
   onQuorum,
   onTick,
@@ -197,8 +198,7 @@ export class InMemoryController implements Transport {
     if (!lease || lease.expiresAt <= now)
       return Promise.reject(new TransportError('token expired or fenced off', 409));
     this.leases = this.leases.filter((l) => l !== lease);
-    const failed = body.outcome === 'overload' || body.outcome === 'network' || body.outcome === 'slow';
-    if (failed) this.exclude(lease.instanceId, lease.epoch);
+    if (isSystemic(body.outcome)) this.exclude(lease.instanceId, lease.epoch);
     this.apply(onProbeResult(this.state, { ...body, epoch: lease.epoch }, this.options.pool, now, this.rng));
     return Promise.resolve();
   }
