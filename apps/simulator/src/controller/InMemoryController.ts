@@ -129,13 +129,15 @@ export class InMemoryController implements Transport {
       learningUntil: this.startedAt + this.options.heartbeatTtlMs,
     });
     this.apply(onQuorum(this.state, this.lastQuorum, now, pool, this.rng));
-    const sample = this.state.state === 'ramping' ? stepSample(this.stepWindows()) : undefined;
-    // what the live fleet wants (backlog included): the last step closes only when it fits
-    const demand = sample ? fleetDemand(this.liveRows(now)) : undefined;
+    const base = { now, rng: this.rng, pool };
+    // ramping: the step's evidence, and what the live fleet wants (backlog included), since the
+    // last step closes only when it fits
     this.apply(
       onTick(
         this.state,
-        sample && demand ? { now, rng: this.rng, pool, sample, demand } : { now, rng: this.rng, pool },
+        this.state.state === 'ramping'
+          ? { ...base, sample: stepSample(this.stepWindows()), demand: fleetDemand(this.liveRows(now)) }
+          : base,
       ),
     );
     for (const i of findIsolated([...this.rows.values()], {
