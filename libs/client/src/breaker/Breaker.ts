@@ -235,16 +235,8 @@ export class Breaker {
    */
   record(outcome: Outcome, info: Partial<RecordInfo> = {}): void {
     const trafficClass = info.trafficClass ?? this.defaultClass;
-    const admission: Admission =
-      this.probeInFlight !== null
-        ? PROBE
-        : this.fallbackProbeInFlight
-          ? FALLBACK_PROBE
-          : this.mode === 'ramping'
-            ? RAMP
-            : LOCAL;
     this.settle(
-      admission,
+      this.admissionOfRecorded(),
       trafficClass,
       outcome,
       info.latencyMs ?? Number.NaN,
@@ -410,6 +402,13 @@ export class Breaker {
       return FALLBACK_PROBE;
     }
     return DENIED;
+  }
+
+  /** How the call that record() reports was admitted: allow() hands out at most one probe at a time. */
+  private admissionOfRecorded(): Admission {
+    if (this.probeInFlight !== null) return PROBE;
+    if (this.fallbackProbeInFlight) return FALLBACK_PROBE;
+    return this.mode === 'ramping' ? RAMP : LOCAL;
   }
 
   private classifyValue(value: unknown, latencyMs: number): Classified {
