@@ -342,6 +342,7 @@ export class InMemoryController implements Transport {
   }
 }
 
+/** A prober candidate's demand over all classes; what counts as demand is core `fleetDemand`'s rule (as the controller). */
 function totalDemand(demand: Record<TrafficClass, number>): number {
-  return Object.values(demand).reduce((s, v) => s + (Number.isFinite(v) && v > 0 ? v : 0), 0);
+  return Object.values(fleetDemand([{ demand }])).reduce((s, v) => s + v, 0);
 }
