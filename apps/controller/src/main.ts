@@ -4,17 +4,17 @@ import { startTelemetry } from './telemetry/telemetry.js';
 
 startTelemetry();
 
-const { ConfigError } = await import('./config/controller-config.js');
+const { ConfigError, ControllerConfig } = await import('./config/controller-config.js');
 const { StartupError } = await import('./common/startup-error.js');
 const { createControllerApp } = await import('./app.factory.js');
-const { loadConfig } = await import('./config/controller-config.js');
 
 try {
-  const config = loadConfig();
+  // createControllerApp validates the environment (fails fast on a bad value) and owns the config
   const app = await createControllerApp();
+  const { port } = app.get(ControllerConfig);
   app.enableShutdownHooks();
-  await app.listen({ port: config.port, host: '0.0.0.0' });
-  console.log(`recloser controller listening on port ${config.port}`);
+  await app.listen({ port, host: '0.0.0.0' });
+  console.log(`recloser controller listening on port ${port}`);
 } catch (err) {
   if (err instanceof ConfigError || err instanceof StartupError) {
     console.error(err.message);
