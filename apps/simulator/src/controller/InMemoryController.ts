@@ -83,7 +83,6 @@ export class InMemoryController implements Transport {
   private excludedEpoch = -1;
   private designated: string[] = [];
   private allowances = new Map<string, Record<TrafficClass, ClassAllowance>>();
-  private closedSince: number;
   private readonly isolatedEver = new Set<string>();
   readonly transitions: TransitionRecord[] = [];
   /** every transition, as it happens (the simulator records them; live mode prints them) */
@@ -95,7 +94,6 @@ export class InMemoryController implements Transport {
     readonly options: InMemoryControllerOptions,
   ) {
     this.startedAt = clock.now();
-    this.closedSince = this.startedAt;
     this.state = initialGlobalState(this.startedAt);
     this.lastQuorum = { open: 0, live: 0, threshold: 0, reached: false, learning: true, formedBy: [] };
   }
@@ -145,7 +143,7 @@ export class InMemoryController implements Transport {
       heartbeatTtlMs: this.options.heartbeatTtlMs,
       isolationAfterMs: this.options.isolationAfterMs,
       groupState: this.state.state,
-      groupClosedSince: this.closedSince,
+      groupClosedSince: this.state.since,
     })) {
       this.isolatedEver.add(i.instanceId);
     }
@@ -210,7 +208,6 @@ export class InMemoryController implements Transport {
   private apply(d: Decision): void {
     const before = this.state;
     this.state = d.next;
-    if (before.state !== 'closed' && d.next.state === 'closed') this.closedSince = d.next.since;
     for (const t of d.transitions) {
       this.transitions.push(t);
       this.onTransition(t);
