@@ -7,7 +7,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import {
   designateProbers,
   divideAllowances,
-  fleetDemand,
+  instanceDemand,
   type BreakerVerdict,
   type ClassAllowance,
   type GlobalState,
@@ -88,7 +88,7 @@ export class RecoveryPlanService {
     const candidates = live.map((l) => ({
       instanceId: l.instanceId,
       live: true,
-      demand: totalDemand(l.demand),
+      demand: instanceDemand(l.demand),
       excluded: excluded.has(l.instanceId),
     }));
     const designated = designateProbers(candidates, pool.probe.concurrency, breaker.epoch).includes(
@@ -145,9 +145,4 @@ export class RecoveryPlanService {
 function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
   const own: LiveDemand = { instanceId, demand: { ...(verdict.demand ?? {}) } };
   return [...live.filter((l) => l.instanceId !== instanceId), own];
-}
-
-/** A prober candidate's demand over all classes; what counts as demand is core `fleetDemand`'s rule. */
-function totalDemand(demand: Record<TrafficClass, number>): number {
-  return Object.values(fleetDemand([{ demand }])).reduce((s, v) => s + v, 0);
 }

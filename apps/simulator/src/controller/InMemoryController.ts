@@ -19,6 +19,7 @@ import {
   evaluateQuorum,
   findIsolated,
   fleetDemand,
+  instanceDemand,
   initialGlobalState,
   isLocallyOpen,
   isSystemic,
@@ -244,7 +245,7 @@ export class InMemoryController implements Transport {
       const candidates = this.liveRows(now).map((r) => ({
         instanceId: r.instanceId,
         live: true,
-        demand: totalDemand(r.demand),
+        demand: instanceDemand(r.demand),
         excluded: excluded.has(r.instanceId),
       }));
       this.designated = designateProbers(candidates, pool.probe.concurrency, s.epoch);
@@ -337,9 +338,4 @@ export class InMemoryController implements Transport {
     }
     return this.excluded;
   }
-}
-
-/** A prober candidate's demand over all classes; what counts as demand is core `fleetDemand`'s rule (as the controller). */
-function totalDemand(demand: Record<TrafficClass, number>): number {
-  return Object.values(fleetDemand([{ demand }])).reduce((s, v) => s + v, 0);
 }

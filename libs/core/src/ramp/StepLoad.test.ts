@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stepBudget } from './Allowance.js';
-import { describeLoad, fleetDemand, stepLoad } from './StepLoad.js';
+import { describeLoad, fleetDemand, instanceDemand, stepLoad } from './StepLoad.js';
 import { twoClassPool } from './twoClassPool.test-support.js';
 
 const LAST = 5;
@@ -51,5 +51,12 @@ describe('stepLoad', () => {
         },
       ),
     );
+  });
+});
+
+describe('instanceDemand', () => {
+  it('sums the classes fleetDemand would count, ignoring non-finite and non-positive figures', () => {
+    expect(instanceDemand({ standard: 2, long_context: 0.5, bad: Number.NaN, neg: -3 })).toBe(2.5);
+    expect(instanceDemand({})).toBe(0);
   });
 });

@@ -33,6 +33,11 @@ export function fleetDemand(
   return out;
 }
 
+/** One instance's demand over all classes (requests/s), counted as fleetDemand counts it: a prober's weight. */
+export function instanceDemand(demand: Record<TrafficClass, number>): number {
+  return Object.values(fleetDemand([{ demand }])).reduce((s, v) => s + v, 0);
+}
+
 /** The fleet's demand against the budget of `step`, class by class. */
 export function stepLoad(pool: PoolConfig, step: number, demand: Record<TrafficClass, number>): StepLoad {
   const classes: Record<TrafficClass, ClassLoad> = {};
