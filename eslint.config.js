@@ -10,9 +10,9 @@ export default tseslint.config(
     },
   },
   {
-    // the domain core stays pure: no frameworks, drivers or Node I/O
-    files: ['libs/core/src/**/*.ts'],
-    ignores: ['libs/core/src/**/*.test.ts'],
+    // the domain core and the control layer stay pure: no frameworks, drivers or Node I/O
+    files: ['libs/core/src/**/*.ts', 'libs/control/src/**/*.ts'],
+    ignores: ['libs/core/src/**/*.test.ts', 'libs/control/src/**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',

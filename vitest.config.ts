@@ -10,6 +10,7 @@ export default defineConfig({
   resolve: {
     alias: {
       '@recloser/core': at('./libs/core/src/index.ts'),
+      '@recloser/control': at('./libs/control/src/index.ts'),
       '@recloser/client': at('./libs/client/src/index.ts'),
       '@recloser/migrations': at('./migrations/index.ts'),
     },

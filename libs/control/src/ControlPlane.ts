@@ -1,0 +1,678 @@
+// The orchestration of Recloser, written once: when core's decisions run and with what inputs.
+// Both homes run this class — the NestJS controller over Postgres and Redis, the simulator over
+// the in-memory ports — so the figures the simulator publishes describe the controller users run.
+// Every decision is core's (evaluateQuorum, onQuorum, onTick, onProbeResult, applyOperatorAction,
+// designateProbers, decideProbeGrant via the lease store, divideAllowances, findIsolated); this
+// file only gathers their inputs through the ports and stores what they decide.
+import {
+  applyOperatorAction,
+  buildPlan,
+  designateProbers,
+  divideAllowances,
+  evaluateQuorum,
+  findIsolated,
+  fleetDemand,
+  instanceDemand,
+  onProbeResult,
+  onQuorum,
+  onTick,
+  quorumNear,
+  quorumThreshold,
+  type BreakerPlan,
+  type BreakerVerdict,
+  type GlobalBreakerState,
+  type GlobalState,
+  type HeartbeatRequest,
+  type HeartbeatResponse,
+  type OperatorAction,
+  type PoolConfig,
+  type ProbeGrant,
+  type ProbeRefusalReason,
+  type ProbeResultRequest,
+  type QuorumDecision,
+  type QuorumFiguresWire,
+  type QuorumPolicy,
+  type RampSample,
+  type TrafficClass,
+} from '@recloser/core';
+import { ControlError, isControlError } from './ControlError.js';
+import { leftProbing, transitionEvents, type ControlEvent, type ControlEventDraft } from './events.js';
+import type {
+  Allowance,
+  BreakerDecision,
+  BreakerRecord,
+  CommittedTransition,
+  ControlPorts,
+  ControlSettings,
+  GroupView,
+  LiveCounts,
+  LiveDemand,
+  StepKey,
+  TransitionScope,
+} from './ports.js';
+
+/** The lifecycle tick (cooldowns, ramp gates) runs this often; a lease asked for sooner than a tick is wasted. */
+export const LIFECYCLE_TICK_MS = 1000;
+/** The live fleet's demand is re-read at most this often per breaker and process (a fraction of a heartbeat). */
+export const LIVE_DEMAND_CACHE_MS = 500;
+/** What a client waits before asking again when the lease store does not answer. */
+export const STORE_DOWN_RETRY_MS = 1000;
+
+export type EvaluationTrigger = 'heartbeat' | 'periodic';
+
+export interface Evaluated {
+  breaker: BreakerRecord;
+  /** the figures to show: live figures while CLOSED, those of the opening decision otherwise */
+  quorum: QuorumFiguresWire;
+}
+
+/** The recovery part of an instance's plan (core buildPlan's input). */
+export interface RecoveryPlan {
+  probe: ProbeGrant | null;
+  /** this instance's share of the current step; `{}` when not admitted this period */
+  allowance: Allowance | null;
+  validForMs: number;
+}
+
+export interface ControlHooks {
+  /** trouble that must not fail the caller (one breaker's tick, a plan without recovery figures) */
+  warn?: (message: string) => void;
+}
+
+const REFUSALS: Record<ProbeRefusalReason, string> = {
+  learning:
+    'probe budget is frozen: the lease store lost its data and waits one lease TTL before granting again',
+  concurrency: 'probe budget exhausted: the pool already has its maximum of live probe tokens',
+  rate: 'probe budget exhausted: the pool granted its maximum of probe tokens in the last second',
+};
+
+export class ControlPlane {
+  /** the controller learns the fleet for one TTL after this process started (and after a group was first seen) */
+  readonly startedAt: number;
+  private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
+  private readonly warn: (message: string) => void;
+
+  constructor(
+    private readonly ports: ControlPorts,
+    readonly settings: ControlSettings,
+    hooks: ControlHooks = {},
+  ) {
+    this.startedAt = ports.clock.now();
+    this.warn = hooks.warn ?? (() => undefined);
+  }
+
+  // ---- heartbeats ------------------------------------------------------------------------------
+
+  /**
+   * One heartbeat: presence, one verdict per breaker, quorum evaluation, and the plan back.
+   * Everything is validated before anything is written (a refused heartbeat changes nothing).
+   */
+  async heartbeat(heartbeat: HeartbeatRequest): Promise<HeartbeatResponse> {
+    const seen = new Set<string>();
+    for (const [i, b] of heartbeat.breakers.entries()) {
+      if (seen.has(b.dependency))
+        throw new ControlError(
+          'bad_input',
+          `breakers.${i}.dependency "${b.dependency}" appears more than once`,
+        );
+      seen.add(b.dependency);
+    }
+    const { presence, breakers, groups, pools, clock } = this.ports;
+    const now = clock.now();
+    const { instanceId, group } = heartbeat;
+    await groups.seen(group, now);
+    const poolOf = new Map<string, PoolConfig>();
+    for (const v of heartbeat.breakers) poolOf.set(v.dependency, await pools.resolve(v.dependency));
+
+    const ids = await breakers.idsFor(
+      group,
+      heartbeat.breakers.map((v) => ({ dependency: v.dependency, poolId: poolOf.get(v.dependency)!.id })),
+      now,
+    );
+    await presence.record(
+      heartbeat,
+      heartbeat.breakers.map((verdict) => ({ breakerId: ids.get(verdict.dependency)!, verdict })),
+      now,
+    );
+    const evaluated = await this.evaluate([...ids.values()], 'heartbeat');
+
+    const plans: BreakerPlan[] = [];
+    for (const verdict of heartbeat.breakers) {
+      const { breaker, quorum } = evaluated.get(ids.get(verdict.dependency)!)!;
+      const pool = poolOf.get(verdict.dependency)!;
+      const recovery = await this.recoveryPlan(breaker, pool, instanceId, verdict, now);
+      plans.push(
+        buildPlan({
+          breakerId: breaker.id,
+          dependency: breaker.dependency,
+          global: breaker.globalState,
+          quorum,
+          pool,
+          allowance: recovery.allowance,
+          probe: recovery.probe,
+          validForMs: recovery.validForMs,
+        }),
+      );
+    }
+    return {
+      serverTime: new Date(now).toISOString(),
+      heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
+      leaseTtlMs: this.settings.heartbeatTtlMs,
+      breakers: plans,
+    };
+  }
+
+  // ---- quorum ----------------------------------------------------------------------------------
+
+  /** No quorum opens before this: one TTL after this process started and after the group was first seen. */
+  learningUntil(group: Pick<GroupView, 'firstSeenAt'>): number {
+    return Math.max(this.startedAt, group.firstSeenAt) + this.settings.heartbeatTtlMs;
+  }
+
+  /** Evaluates the given breakers' quorum; returns what each shows now, by id. */
+  async evaluate(breakerIds: readonly string[], trigger: EvaluationTrigger): Promise<Map<string, Evaluated>> {
+    const now = this.ports.clock.now();
+    const out = new Map<string, Evaluated>();
+    for (const { breaker, counts } of await this.ports.breakers.withCounts(breakerIds, now)) {
+      out.set(breaker.id, await this.evaluateOne(breaker, counts, now, trigger));
+    }
+    return out;
+  }
+
+  /** The periodic evaluation: every CLOSED breaker with live trouble. Returns how many are not CLOSED after it. */
+  async evaluateAll(): Promise<number> {
+    const ids = await this.ports.presence.closedWithLiveTrouble(this.ports.clock.now());
+    const evaluated = await this.evaluate(ids, 'periodic');
+    return [...evaluated.values()].filter((e) => e.breaker.globalState.state !== 'closed').length;
+  }
+
+  private async evaluateOne(
+    breaker: BreakerRecord,
+    counts: LiveCounts,
+    now: number,
+    trigger: EvaluationTrigger,
+  ): Promise<Evaluated> {
+    if (breaker.globalState.state !== 'closed') return { breaker, quorum: breaker.quorum };
+    const group =
+      (await this.ports.groups.get(breaker.group)) ?? (await this.ports.groups.seen(breaker.group, now));
+    const quorum = figuresFromCounts(counts, group.quorum);
+    const pool = await this.ports.pools.resolve(breaker.dependency);
+    if (!this.mayOpen(breaker.globalState, quorum, group, pool, now)) return { breaker, quorum };
+
+    let decided: QuorumDecision | null = null;
+    const outcome = await this.transition(breaker.id, async (state, { now: at, presence }) => {
+      if (state.state !== 'closed') return null;
+      const rows = await presence.rows(breaker.id, at - this.settings.heartbeatTtlMs);
+      decided = this.decideQuorum(rows, group, at);
+      const d = onQuorum(state, decided, at, pool, this.ports.rng);
+      return { ...d, quorum: figures(decided), formedBy: decided.formedBy, figures: { trigger } };
+    });
+    const after = outcome.breaker;
+    const shown = after.globalState.state === 'closed' ? (decided ? figures(decided) : quorum) : after.quorum;
+    return { breaker: after, quorum: shown };
+  }
+
+  private decideQuorum(
+    rows: Parameters<typeof evaluateQuorum>[0],
+    group: GroupView,
+    now: number,
+  ): QuorumDecision {
+    return evaluateQuorum(rows, {
+      now,
+      heartbeatTtlMs: this.settings.heartbeatTtlMs,
+      policy: group.quorum,
+      learningUntil: this.learningUntil(group),
+    });
+  }
+
+  /**
+   * A cheap filter so most heartbeats take no lock and read no rows. Every rule in it is core's
+   * (threshold, learning period, an operator's quiet period): core, fed the live counts, would open now.
+   */
+  private mayOpen(
+    state: GlobalBreakerState,
+    quorum: QuorumFiguresWire,
+    group: GroupView,
+    pool: PoolConfig,
+    now: number,
+  ): boolean {
+    if (quorum.open < quorum.threshold || this.decideQuorum([], group, now).learning) return false;
+    return onQuorum(state, { ...quorum, reached: true }, now, pool, this.ports.rng).transitions.length > 0;
+  }
+
+  // ---- the lifecycle tick ------------------------------------------------------------------------
+
+  /**
+   * Core onTick for every breaker that is not CLOSED: OPEN → PROBING after its cooldown; a RAMPING
+   * breaker judged on its step's sample and the live fleet's demand. One breaker's trouble does not
+   * stall the others.
+   */
+  async tick(): Promise<{ breakers: number; transitions: number }> {
+    const active = await this.ports.breakers.active();
+    let transitions = 0;
+    for (const breaker of active) {
+      try {
+        transitions += await this.tickOne(breaker);
+      } catch (err) {
+        this.warn(`lifecycle tick of breaker ${breaker.id}: ${(err as Error).message}`);
+      }
+    }
+    return { breakers: active.length, transitions };
+  }
+
+  private async tickOne(breaker: BreakerRecord): Promise<number> {
+    const { clock, rng, evidence } = this.ports;
+    const pool = await this.ports.pools.resolve(breaker.dependency);
+    const seen = stepKeyOf(breaker.id, breaker.globalState);
+    const sample = seen ? await evidence.sample(seen) : undefined;
+    // what the live fleet wants (backlog included): the last step closes only when it fits
+    const demand = seen ? fleetDemand(await this.liveDemand(breaker.id, clock.now())) : undefined;
+    const input = (state: GlobalBreakerState, now: number) => {
+      const current = stepKeyOf(breaker.id, state);
+      // the sample belongs to the step read above; if the breaker moved since, judge nothing this tick
+      const sampleNow: RampSample | undefined =
+        current && seen && sameStep(current, seen) ? sample : undefined;
+      return {
+        now,
+        rng,
+        pool,
+        ...(sampleNow ? { sample: sampleNow } : {}),
+        ...(sampleNow && demand ? { demand } : {}),
+      };
+    };
+    // most ticks change nothing (an OPEN breaker cooling down): those take no lock
+    const preview = onTick(breaker.globalState, input(breaker.globalState, clock.now()));
+    if (preview.transitions.length === 0 && sameState(preview.next, breaker.globalState)) return 0;
+    const result = await this.transition(breaker.id, async (state, { now }) =>
+      onTick(state, input(state, now)),
+    );
+    return result.transitions.length;
+  }
+
+  // ---- probes ----------------------------------------------------------------------------------
+
+  /**
+   * POST /v1/probes/lease. Only a PROBING breaker leases tokens. OPEN answers retry_later with the
+   * time left in its cooldown, or conflict when an operator holds it open; CLOSED and RAMPING answer
+   * conflict (nothing to probe: call normally, or within the allowance).
+   */
+  async leaseProbe(req: { instanceId: string; group: string; dependency: string }): Promise<ProbeGrant> {
+    const { dependency } = req;
+    const breaker = await this.ports.breakers.find(req.group, dependency);
+    if (!breaker) {
+      throw new ControlError(
+        'not_found',
+        `no breaker for group "${req.group}" and dependency "${dependency}": instances create it with their heartbeats`,
+      );
+    }
+    const g = breaker.globalState;
+    if (g.state === 'open' && g.operatorHold) {
+      throw new ControlError(
+        'conflict',
+        `breaker for dependency "${dependency}" is held open by an operator: no probing until resume_ramp or force_close`,
+      );
+    }
+    if (g.state === 'open') {
+      const left = Math.max(0, (g.cooldownUntil ?? 0) - this.ports.clock.now());
+      // PROBING begins at the first lifecycle tick after the cooldown: asking sooner than a tick is wasted
+      throw new ControlError(
+        'retry_later',
+        `breaker for dependency "${dependency}" is open and cooling down; probing starts in about ${Math.round(left)} ms`,
+        { retryAfterMs: Math.max(left, LIFECYCLE_TICK_MS), extra: { state: 'open' } },
+      );
+    }
+    if (g.state !== 'probing') {
+      throw new ControlError(
+        'conflict',
+        `breaker for dependency "${dependency}" is ${g.state}: probe tokens are leased only while it is probing`,
+      );
+    }
+    const pool = await this.ports.pools.resolve(dependency);
+    const got = await this.leaseStore(() =>
+      this.ports.leases.grant({
+        pool: pool.id,
+        budget: pool.probe,
+        breakerId: breaker.id,
+        instanceId: req.instanceId,
+        epoch: g.epoch,
+      }),
+    );
+    if (got.kind === 'granted' || got.kind === 'held') {
+      if (got.kind === 'granted') await this.announceGrant(breaker, req.instanceId, got.fencing);
+      return { token: got.token, fencing: got.fencing, validForMs: got.validForMs };
+    }
+    if (got.kind === 'refused') {
+      await this.announceDenial(breaker, got.reason);
+      throw new ControlError('retry_later', REFUSALS[got.reason], {
+        retryAfterMs: got.retryAfterMs,
+        extra: { reason: got.reason },
+      });
+    }
+    throw new Error('lease store answered "none" to a grant');
+  }
+
+  /**
+   * POST /v1/probes/{token}/result: releases the token and hands the outcome to core onProbeResult
+   * under the breaker's lock. A result of an older epoch changes nothing (core ignores it).
+   * `authorize` sees the breaker's group before anything changes (the controller's 403).
+   */
+  async probeResult(
+    token: string,
+    result: ProbeResultRequest,
+    authorize: (group: string) => void = () => undefined,
+  ): Promise<{ state: GlobalState; epoch: number }> {
+    const info = await this.leaseStore(() => this.ports.leases.check(token));
+    if (!info) throw staleToken();
+    const breaker = await this.ports.breakers.get(info.breakerId);
+    if (!breaker) throw staleToken();
+    authorize(breaker.group);
+    const lease = await this.leaseStore(() => this.ports.leases.release(token));
+    if (!lease) throw staleToken();
+    const pool = await this.ports.pools.resolve(breaker.dependency);
+    const outcome = await this.transition(lease.breakerId, async (state, { now }) =>
+      onProbeResult(
+        state,
+        {
+          outcome: result.outcome,
+          latencyMs: result.latencyMs,
+          ...(result.ttftMs !== undefined ? { ttftMs: result.ttftMs } : {}),
+          epoch: lease.epoch,
+        },
+        pool,
+        now,
+        this.ports.rng,
+      ),
+    );
+    return { state: outcome.breaker.globalState.state, epoch: outcome.breaker.globalState.epoch };
+  }
+
+  /** The lease expiry job: drop expired leases of every pool that may hold some. */
+  async sweepLeases(): Promise<{ pools: number; expired: number }> {
+    const pools = await this.ports.leases.pools();
+    let expired = 0;
+    for (const pool of pools) expired += await this.ports.leases.sweep(pool);
+    return { pools: pools.length, expired };
+  }
+
+  // ---- operators -------------------------------------------------------------------------------
+
+  /** force_open / force_close / pause_ramp / resume_ramp, recorded like every other transition. */
+  async operatorAction(
+    breakerId: string,
+    action: OperatorAction,
+    reason: string,
+  ): Promise<CommittedTransition> {
+    const breaker = await this.ports.breakers.get(breakerId);
+    if (!breaker) throw new ControlError('not_found', `breaker ${breakerId} not found`);
+    const pool = await this.ports.pools.resolve(breaker.dependency);
+    // after force_close the quorum waits one heartbeat TTL: instances still report the old `open`
+    const quiet = this.settings.heartbeatTtlMs;
+    return this.transition(breakerId, async (s, { now }) => ({
+      ...applyOperatorAction(s, action, reason, now, pool, this.ports.rng, quiet),
+      figures: { trigger: 'operator' },
+    }));
+  }
+
+  // ---- watches: conditions announced when they start and end -------------------------------------
+
+  /**
+   * Bad nodes (core findIsolated) and quorums near their threshold (core quorumNear), for every CLOSED
+   * breaker with live trouble and every breaker still watched; announced on change only.
+   */
+  async watch(): Promise<{ breakers: number; events: number }> {
+    const { presence, watches, breakers, clock } = this.ports;
+    const now = clock.now();
+    const ids = [
+      ...new Set([...(await presence.closedWithLiveTrouble(now)), ...(await watches.watched())]),
+    ].sort();
+    const drafts: ControlEventDraft[] = [];
+    for (const breaker of await breakers.getMany(ids)) {
+      const g = breaker.globalState;
+      const rows = await presence.rows(breaker.id, now - this.settings.heartbeatTtlMs);
+      const isolated = findIsolated(rows, {
+        now,
+        heartbeatTtlMs: this.settings.heartbeatTtlMs,
+        isolationAfterMs: this.settings.isolationAfterMs,
+        groupState: g.state,
+        groupClosedSince: g.since,
+      });
+      const iso = await watches.swap(
+        breaker.id,
+        'isolated',
+        isolated.map((i) => i.instanceId),
+      );
+      for (const instanceId of iso.joined) {
+        const openForMs = isolated.find((i) => i.instanceId === instanceId)?.openForMs ?? 0;
+        drafts.push(this.draft('instance.isolated', breaker, now, { instanceId, openForMs }));
+      }
+      for (const instanceId of iso.left)
+        drafts.push(this.draft('instance.recovered', breaker, now, { instanceId }));
+
+      let near = false;
+      let q: QuorumFiguresWire | null = null;
+      if (g.state === 'closed') {
+        const group = (await this.ports.groups.get(breaker.group)) ?? { quorum: { fraction: 1, minOpen: 1 } };
+        const d = evaluateQuorum(rows, {
+          now,
+          heartbeatTtlMs: this.settings.heartbeatTtlMs,
+          policy: group.quorum,
+          learningUntil: now,
+        });
+        q = figures(d);
+        near = quorumNear(q);
+      }
+      const band = await watches.swap(breaker.id, 'quorum-near', near ? ['near'] : []);
+      if (band.joined.length > 0) drafts.push(this.draft('quorum.near', breaker, now, { quorum: q }));
+      if (band.left.length > 0)
+        drafts.push(this.draft('quorum.clear', breaker, now, { state: g.state, quorum: q }));
+    }
+    if (drafts.length > 0) await this.ports.events.publish(drafts);
+    return { breakers: ids.length, events: drafts.length };
+  }
+
+  // ---- the control layer's own consumer of the event seam ----------------------------------------
+
+  /** A breaker that left PROBING: its outstanding tokens are stale; free the pool's slots now. */
+  async handle(event: ControlEvent): Promise<void> {
+    if (!leftProbing(event)) return;
+    const breaker = await this.ports.breakers.get(event.breakerId);
+    if (!breaker) return;
+    const pool = await this.ports.pools.resolve(breaker.dependency);
+    await this.ports.leases.releaseBreaker(pool.id, breaker.id);
+  }
+
+  // ---- recovery plans --------------------------------------------------------------------------
+
+  /**
+   * A probe token while PROBING (for the instances core designateProbers picks, from the same budget
+   * as POST /v1/probes/lease), an allowance while RAMPING (core divideAllowances over the live demand,
+   * divided once per allowance period and shared: DivisionStore). Trouble yields a plan without
+   * recovery figures: the instance stays paused (or admits nothing) and asks again.
+   */
+  async recoveryPlan(
+    breaker: BreakerRecord,
+    pool: PoolConfig,
+    instanceId: string,
+    verdict: BreakerVerdict,
+    receivedAt: number,
+  ): Promise<RecoveryPlan> {
+    const validForMs = this.settings.heartbeatTtlMs;
+    const nothing: RecoveryPlan = { probe: null, allowance: null, validForMs };
+    const g = breaker.globalState;
+    if (g.state !== 'probing' && g.state !== 'ramping') return nothing;
+    try {
+      return g.state === 'probing'
+        ? { ...nothing, probe: await this.probeFor(breaker, pool, instanceId, verdict, receivedAt) }
+        : { ...nothing, allowance: await this.allowanceFor(breaker, pool, instanceId, verdict, receivedAt) };
+    } catch (err) {
+      this.warn(`recovery plan for ${breaker.id}/${instanceId}: ${(err as Error).message}`);
+      return nothing;
+    }
+  }
+
+  private async probeFor(
+    breaker: BreakerRecord,
+    pool: PoolConfig,
+    instanceId: string,
+    verdict: BreakerVerdict,
+    now: number,
+  ): Promise<ProbeGrant | null> {
+    const { epoch } = breaker.globalState;
+    const live = withCurrent(await this.liveDemand(breaker.id, now), instanceId, verdict);
+    const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
+    const candidates = live.map((l) => ({
+      instanceId: l.instanceId,
+      live: true,
+      demand: instanceDemand(l.demand),
+      excluded: excluded.has(l.instanceId),
+    }));
+    const designated = designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
+    const request = { pool: pool.id, budget: pool.probe, breakerId: breaker.id, instanceId, epoch };
+    // a designated instance is granted (or keeps) a token; any other keeps only what it holds
+    const got = designated ? await this.ports.leases.grant(request) : await this.ports.leases.held(request);
+    if (got.kind === 'granted') await this.announceGrant(breaker, instanceId, got.fencing);
+    return got.kind === 'granted' || got.kind === 'held'
+      ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }
+      : null;
+  }
+
+  private async allowanceFor(
+    breaker: BreakerRecord,
+    pool: PoolConfig,
+    instanceId: string,
+    verdict: BreakerVerdict,
+    receivedAt: number,
+  ): Promise<Allowance> {
+    const { epoch, step, stepSince } = breaker.globalState;
+    if (step === null) return {};
+    if (stepSince !== null) {
+      // counted only if this window ran wholly under the step (core countsTowardStep, in the store)
+      await this.ports.evidence.add(
+        { breakerId: breaker.id, epoch, step, stepSince },
+        { instanceId, at: receivedAt },
+        verdict.evidence,
+      );
+    }
+    const periodMs = this.settings.heartbeatTtlMs;
+    // rotate who is admitted once per validity period, so small steps reach every instance in turn
+    const rotation = Math.floor(receivedAt / periodMs);
+    return this.ports.divisions.allowanceOf(
+      { breakerId: breaker.id, epoch, step, rotation },
+      instanceId,
+      periodMs,
+      async () => {
+        const live = withCurrent(await this.liveDemand(breaker.id, receivedAt), instanceId, verdict);
+        return divideAllowances(pool, step, live, rotation);
+      },
+    );
+  }
+
+  /** The live fleet's demand, read at most once per LIVE_DEMAND_CACHE_MS per breaker. */
+  private liveDemand(breakerId: string, now: number): Promise<LiveDemand[]> {
+    const hit = this.liveDemandCache.get(breakerId);
+    if (hit && now - hit.at < LIVE_DEMAND_CACHE_MS && now >= hit.at) return hit.rows;
+    const rows = this.ports.presence.liveDemand(breakerId, now);
+    if (this.liveDemandCache.size > 10_000) this.liveDemandCache.clear();
+    this.liveDemandCache.set(breakerId, { at: now, rows });
+    rows.catch(() => this.liveDemandCache.delete(breakerId));
+    return rows;
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  /** Every state change goes through here: the store commits it with its transition events. */
+  private transition(
+    breakerId: string,
+    decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,
+  ): Promise<CommittedTransition> {
+    return this.ports.breakers.transition(breakerId, decide, transitionEvents);
+  }
+
+  private async announceGrant(breaker: BreakerRecord, instanceId: string, fencing: number): Promise<void> {
+    const now = this.ports.clock.now();
+    await this.ports.events.publish([
+      this.draft('probe.granted', breaker, now, { instanceId, fencing, epoch: breaker.globalState.epoch }),
+    ]);
+  }
+
+  /** Refusals can come by the thousand: announced once per breaker, epoch and reason. */
+  private async announceDenial(breaker: BreakerRecord, reason: ProbeRefusalReason): Promise<void> {
+    const { epoch } = breaker.globalState;
+    const { joined } = await this.ports.watches.swap(breaker.id, `probe-denied:${epoch}:${reason}`, [reason]);
+    if (joined.length === 0) return;
+    // the watch is not meant to stay set: clear it so the breaker is not watched forever
+    await this.ports.watches.swap(breaker.id, `probe-denied:${epoch}:${reason}`, []);
+    const now = this.ports.clock.now();
+    await this.ports.events.publish([this.draft('probe.denied', breaker, now, { reason, epoch })]);
+  }
+
+  private draft(
+    type: ControlEventDraft['type'],
+    breaker: BreakerRecord,
+    at: number,
+    data: Record<string, unknown>,
+  ): ControlEventDraft {
+    return {
+      type,
+      breakerId: breaker.id,
+      at,
+      data: { group: breaker.group, dependency: breaker.dependency, region: breaker.region, ...data },
+    };
+  }
+
+  /** Lease store trouble becomes a quick retry_later (503): clients fall back, they do not hang. */
+  private async leaseStore<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (isControlError(err)) throw err;
+      throw new ControlError('unavailable', `probe lease store unavailable: ${(err as Error).message}`, {
+        retryAfterMs: STORE_DOWN_RETRY_MS,
+      });
+    }
+  }
+}
+
+/** The figures of a CLOSED breaker from its live counts: K from core's quorumThreshold. */
+export function figuresFromCounts(counts: LiveCounts, policy: QuorumPolicy): QuorumFiguresWire {
+  return { open: counts.open, live: counts.live, threshold: quorumThreshold(counts.live, policy) };
+}
+
+export function figures(d: Pick<QuorumDecision, 'open' | 'live' | 'threshold'>): QuorumFiguresWire {
+  return { open: d.open, live: d.live, threshold: d.threshold };
+}
+
+function staleToken(): ControlError {
+  return new ControlError(
+    'conflict',
+    'probe token is not valid: it expired, was already reported, or was fenced off',
+  );
+}
+
+/** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
+function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
+  const own: LiveDemand = { instanceId, demand: positiveDemand(verdict.demand) };
+  return [...live.filter((l) => l.instanceId !== instanceId), own];
+}
+
+function positiveDemand(raw: Record<TrafficClass, number> | undefined): Record<TrafficClass, number> {
+  const out: Record<TrafficClass, number> = {};
+  for (const [cls, v] of Object.entries(raw ?? {})) if (Number.isFinite(v) && v > 0) out[cls] = v;
+  return out;
+}
+
+function stepKeyOf(breakerId: string, s: GlobalBreakerState): StepKey | null {
+  if (s.state !== 'ramping' || s.step === null || s.stepSince === null) return null;
+  return { breakerId, epoch: s.epoch, step: s.step, stepSince: s.stepSince };
+}
+
+function sameStep(a: StepKey, b: StepKey): boolean {
+  return a.epoch === b.epoch && a.step === b.step && a.stepSince === b.stepSince;
+}
+
+/** Field-by-field equality of two states (the stored JSON's equality). */
+export function sameState(a: GlobalBreakerState, b: GlobalBreakerState): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof GlobalBreakerState>;
+  for (const k of keys) if ((a[k] ?? null) !== (b[k] ?? null)) return false;
+  return true;
+}

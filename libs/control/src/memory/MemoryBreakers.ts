@@ -1,0 +1,147 @@
+// Breakers and their global state in memory, with the Postgres store's semantics: one writer per
+// breaker at a time (a promise chain stands in for SELECT … FOR UPDATE), transition records and
+// their events committed together, events published after the commit.
+import { initialGlobalState, type Clock, type TransitionRecord } from '@recloser/core';
+import type { ControlEventDraft } from '../events.js';
+import { ControlError } from '../ControlError.js';
+import { sameState } from '../ControlPlane.js';
+import type {
+  BreakerDecision,
+  BreakerRecord,
+  BreakerStore,
+  CommittedTransition,
+  EventSink,
+  LiveCounts,
+  PresenceReader,
+  TransitionScope,
+} from '../ports.js';
+import type { GlobalBreakerState } from '@recloser/core';
+
+export class MemoryBreakers implements BreakerStore {
+  private readonly byId = new Map<string, BreakerRecord>();
+  private readonly idByKey = new Map<string, string>();
+  private readonly locks = new Map<string, Promise<unknown>>();
+  /** every committed transition, in commit order (what the transition log holds) */
+  readonly log: (TransitionRecord & { breakerId: string })[] = [];
+  private counter = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly presence: PresenceReader & { counts(breakerId: string, now: number): LiveCounts },
+    private readonly sink: EventSink,
+  ) {}
+
+  isClosed(breakerId: string): boolean {
+    return this.byId.get(breakerId)?.globalState.state === 'closed';
+  }
+
+  async idsFor(
+    group: string,
+    wanted: readonly { dependency: string; poolId: string }[],
+    now: number,
+  ): Promise<Map<string, string>> {
+    const ids = new Map<string, string>();
+    for (const w of wanted) {
+      const key = `${group}\u0000${w.dependency}`;
+      let id = this.idByKey.get(key);
+      if (!id) {
+        this.counter += 1;
+        id = `${group}:${w.dependency}`;
+        if (this.byId.has(id)) id = `${id}#${this.counter}`;
+        this.idByKey.set(key, id);
+        this.byId.set(id, {
+          id,
+          group,
+          dependency: w.dependency,
+          region: null,
+          poolId: w.poolId,
+          globalState: initialGlobalState(now),
+          quorum: { open: 0, live: 0, threshold: 0 },
+          formedBy: [],
+        });
+      }
+      const b = this.byId.get(id)!;
+      if (b.poolId !== w.poolId) b.poolId = w.poolId; // the operator moved the dependency to another pool
+      ids.set(w.dependency, id);
+    }
+    return ids;
+  }
+
+  async get(breakerId: string): Promise<BreakerRecord | null> {
+    const b = this.byId.get(breakerId);
+    return b ? copy(b) : null;
+  }
+
+  async getMany(breakerIds: readonly string[]): Promise<BreakerRecord[]> {
+    return breakerIds.flatMap((id) => {
+      const b = this.byId.get(id);
+      return b ? [copy(b)] : [];
+    });
+  }
+
+  async withCounts(
+    breakerIds: readonly string[],
+    now: number,
+  ): Promise<{ breaker: BreakerRecord; counts: LiveCounts }[]> {
+    return (await this.getMany(breakerIds)).map((breaker) => ({
+      breaker,
+      counts: this.presence.counts(breaker.id, now),
+    }));
+  }
+
+  async find(group: string, dependency: string): Promise<BreakerRecord | null> {
+    const id = this.idByKey.get(`${group}\u0000${dependency}`);
+    return id ? this.get(id) : null;
+  }
+
+  async active(): Promise<BreakerRecord[]> {
+    return [...this.byId.values()].filter((b) => b.globalState.state !== 'closed').map(copy);
+  }
+
+  async transition(
+    breakerId: string,
+    decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,
+    events: (committed: CommittedTransition) => ControlEventDraft[],
+  ): Promise<CommittedTransition> {
+    let drafts: ControlEventDraft[] = [];
+    const run = async (): Promise<CommittedTransition> => {
+      const stored = this.byId.get(breakerId);
+      if (!stored) throw new ControlError('not_found', `breaker ${breakerId} not found`);
+      const now = this.clock.now();
+      const decision = await decide(stored.globalState, {
+        breaker: copy(stored),
+        now,
+        presence: this.presence,
+      });
+      if (!decision) return { breaker: copy(stored), transitions: [] };
+      if (sameState(decision.next, stored.globalState) && decision.transitions.length === 0)
+        return { breaker: copy(stored), transitions: [] };
+      stored.globalState = decision.next;
+      if (decision.quorum) stored.quorum = { ...decision.quorum };
+      if (decision.formedBy) stored.formedBy = [...decision.formedBy];
+      const transitions = decision.transitions.map((t) => withAudit(t, decision));
+      for (const t of transitions) this.log.push({ ...t, breakerId });
+      const committed = { breaker: copy(stored), transitions };
+      drafts = events(committed);
+      return committed;
+    };
+    const previous = this.locks.get(breakerId) ?? Promise.resolve();
+    const mine = previous.then(run, run);
+    const settled = mine.catch(() => undefined);
+    this.locks.set(breakerId, settled);
+    const committed = await mine;
+    if (this.locks.get(breakerId) === settled) this.locks.delete(breakerId);
+    // published after the commit, outside the lock (the controller's relay runs after commit too)
+    if (drafts.length > 0) await this.sink.publish(drafts);
+    return committed;
+  }
+}
+
+/** A transition record as stored: core's figures plus the decision's audit figures. */
+export function withAudit(t: TransitionRecord, decision: BreakerDecision): TransitionRecord {
+  return decision.figures ? { ...t, figures: { ...t.figures, ...decision.figures } } : t;
+}
+
+function copy(b: BreakerRecord): BreakerRecord {
+  return { ...b, globalState: { ...b.globalState }, quorum: { ...b.quorum }, formedBy: [...b.formedBy] };
+}

@@ -1,0 +1,12 @@
+// An early warning for operators: a CLOSED breaker whose locally open count is close to its quorum
+// threshold. Announced when the breaker enters the band and when it leaves it.
+import type { QuorumFiguresWire } from '../wire.js';
+
+/** The band is the last 20 % of the threshold below it, at least one instance. */
+export const QUORUM_NEAR_FRACTION = 0.2;
+
+/** open < threshold and open ≥ threshold − max(1, ⌈0.2 · threshold⌉), with at least one instance open. */
+export function quorumNear(q: QuorumFiguresWire): boolean {
+  const margin = Math.max(1, Math.ceil(QUORUM_NEAR_FRACTION * q.threshold));
+  return q.open >= 1 && q.open < q.threshold && q.open >= q.threshold - margin;
+}
