@@ -34,15 +34,15 @@ function setup() {
   return { clock, pool, controller, beat, ids };
 }
 
-describe('InMemoryController (core decisions on in-memory state)', () => {
+describe('InMemoryController (the control plane on in-memory ports)', () => {
   it('declares no quorum while learning, then opens once a quorum of live instances is open', async () => {
     const { clock, controller, beat, ids } = setup();
     for (const id of ids) await beat(id, id === 'd' ? 'closed' : 'open');
-    controller.tick();
+    await controller.tick();
     expect(controller.global.state).toBe('closed');
     clock.advance(5000);
     for (const id of ids) await beat(id, id === 'd' ? 'closed' : 'open');
-    controller.tick();
+    await controller.tick();
     expect(controller.global.state).toBe('open');
     expect(controller.transitions.map((t) => [t.from, t.to, t.actor])).toEqual([
       ['closed', 'open', 'quorum'],
@@ -51,12 +51,14 @@ describe('InMemoryController (core decisions on in-memory state)', () => {
 
   it('hands one probe token to one designated instance, then ramps within the step budget', async () => {
     const { clock, controller, beat, ids, pool } = setup();
+    // the group's learning period: one TTL from its first heartbeat
+    for (const id of ids) await beat(id, 'open');
     clock.advance(5000);
     for (const id of ids) await beat(id, 'open');
-    controller.tick();
+    await controller.tick();
     clock.advance(pool.probe.cooldownMs * 2);
     for (const id of ids) await beat(id, 'paused');
-    controller.tick();
+    await controller.tick();
     expect(controller.global.state).toBe('probing');
     const plans = await Promise.all(ids.map((id) => beat(id, 'paused')));
     const tokens = plans.map((p) => p.breakers[0]!.probe).filter((p) => p !== null);
@@ -66,7 +68,7 @@ describe('InMemoryController (core decisions on in-memory state)', () => {
     await controller.probeResult(tokens[0]!.token, { outcome: 'success', latencyMs: 50 });
     // the second probe: the next grant (rate 1/s)
     clock.advance(1000);
-    controller.tick();
+    await controller.tick();
     const again = (await Promise.all(ids.map((id) => beat(id, 'paused'))))
       .map((p) => p.breakers[0]!.probe)
       .filter((p) => p !== null);
@@ -74,7 +76,7 @@ describe('InMemoryController (core decisions on in-memory state)', () => {
     await controller.probeResult(again[0]!.token, { outcome: 'success', latencyMs: 50 });
     expect(controller.global.state).toBe('ramping');
 
-    controller.tick();
+    await controller.tick();
     const ramp = await Promise.all(ids.map((id) => beat(id, 'closed')));
     const budget = stepBudget(pool, 0).standard!;
     const rates = ramp.map((p) => p.breakers[0]!.allowance!.classes.standard?.ratePerSec ?? 0);
@@ -93,7 +95,7 @@ describe('InMemoryController (core decisions on in-memory state)', () => {
     const { clock, controller, beat, ids } = setup();
     for (let s = 0; s <= 40; s++) {
       for (const id of ids) await beat(id, id === 'c' ? 'open' : 'closed');
-      controller.tick();
+      await controller.tick();
       clock.advance(1000);
     }
     expect(controller.global.state).toBe('closed');

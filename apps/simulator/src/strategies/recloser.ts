@@ -122,7 +122,7 @@ export const recloser: Strategy = {
       },
       start: (untilMs) => {
         // the controller's job runs every second; each instance's ticker at its own phase
-        sim.every(1000, 500, untilMs, () => controller.tick());
+        sim.every(1000, 500, untilMs, () => sim.track(controller.tick()));
         sdks.forEach((sdk, i) => {
           const worker = workers[i]!;
           sim.every(HEARTBEAT_INTERVAL_MS, sim.rng.next() * HEARTBEAT_INTERVAL_MS, untilMs, () =>

@@ -31,6 +31,11 @@ export class MemoryBreakers implements BreakerStore {
     private readonly sink: EventSink,
   ) {}
 
+  /** The stored record, read synchronously (the simulator samples states between events). */
+  peek(breakerId: string): Readonly<BreakerRecord> | undefined {
+    return this.byId.get(breakerId);
+  }
+
   isClosed(breakerId: string): boolean {
     return this.byId.get(breakerId)?.globalState.state === 'closed';
   }
