@@ -3,18 +3,21 @@
 // connection — all get their shares from a single core division whose sum fits the step's budget,
 // and the fleet's live demand is read once per period, not once per heartbeat.
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
+import { ControlPlane, type BreakerRecord } from '@recloser/control';
+import { mathRng } from '@recloser/core';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BreakerStateService } from '../../apps/controller/src/breakers/breaker-state.service.js';
+import { VerdictsRepository } from '../../apps/controller/src/breakers/verdicts.repository.js';
 import { ControllerConfig } from '../../apps/controller/src/config/controller-config.js';
+import { CONTROL_CLOCK } from '../../apps/controller/src/control/clock.js';
+import { RedisWatchStore } from '../../apps/controller/src/control/watch.store.js';
+import { FleetGroupsService } from '../../apps/controller/src/groups/fleet-groups.service.js';
+import { OutboxService } from '../../apps/controller/src/outbox/outbox.service.js';
 import { PoolsService } from '../../apps/controller/src/pools/pools.service.js';
 import { ProbeLeaseStore } from '../../apps/controller/src/probes/probe-lease.store.js';
 import { AllowanceDivisionCache } from '../../apps/controller/src/ramp/allowance-division.cache.js';
-import { LiveDemandRepository } from '../../apps/controller/src/ramp/live-demand.repository.js';
 import { RampEvidenceStore } from '../../apps/controller/src/ramp/ramp-evidence.store.js';
-import {
-  RecoveryPlanService,
-  type PlanBreaker,
-} from '../../apps/controller/src/ramp/recovery-plan.service.js';
 import { createFleetKey } from '../support/fleet-key.js';
 import { heartbeat, verdict } from '../support/fleet.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
@@ -45,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('allowance division per period', () => {
-  it('gives every heartbeat of a period, on two replicas, shares of one division and reads live demand once (spy counts LiveDemandRepository.live)', async () => {
+  it('gives every heartbeat of a period, on two replicas, shares of one division and reads live demand once (spy counts the presence store\'s liveDemand)', async () => {
     // the instances report their demand (healthy, so the breaker stays CLOSED: the plans below are
     // asked for a RAMPING view of it directly, as the heartbeat service would after a transition)
     const beats = await Promise.all(
@@ -61,28 +64,37 @@ describe('allowance division per period', () => {
     const breakerId = beats[0]!.body.breakers[0].breakerId as string;
 
     const get = <T>(type: new (...args: any[]) => T): T => t.app.get(type, { strict: false });
-    const replicaA = get(RecoveryPlanService);
-    const liveDemand = get(LiveDemandRepository);
+    const replicaA = get(ControlPlane);
+    const presence = get(VerdictsRepository);
     const config = get(ControllerConfig);
-    // a second replica: its own service and division cache on its own Redis connection, same Redis
-    const replicaB = new RecoveryPlanService(
-      get(PoolsService),
-      get(ProbeLeaseStore),
-      liveDemand,
-      get(RampEvidenceStore),
-      config,
-      new AllowanceDivisionCache(secondConnection, config),
+    // a second replica: its own control plane and division cache on its own Redis connection, same Redis
+    const replicaB = new ControlPlane(
+      {
+        presence,
+        breakers: get(BreakerStateService),
+        groups: get(FleetGroupsService),
+        pools: get(PoolsService),
+        leases: get(ProbeLeaseStore),
+        evidence: get(RampEvidenceStore),
+        divisions: new AllowanceDivisionCache(secondConnection, config),
+        watches: get(RedisWatchStore),
+        events: get(OutboxService),
+        clock: t.app.get(CONTROL_CLOCK, { strict: false }),
+        rng: mathRng,
+      },
+      replicaA.settings,
     );
-    const reads = vi.spyOn(liveDemand, 'live');
+    const reads = vi.spyOn(presence, 'liveDemand');
 
-    const breaker: PlanBreaker = {
-      breakerId,
-      dependency,
-      state: 'ramping',
-      epoch: 1,
-      step: 0,
-      stepSince: null,
+    const stored = (await get(BreakerStateService).get(breakerId))!;
+    // the breaker as a heartbeat would see it right after it started ramping
+    const breaker: BreakerRecord = {
+      ...stored,
+      globalState: { ...stored.globalState, state: 'ramping', epoch: 1, step: 0, stepSince: null },
     };
+    const pool = await get(PoolsService).resolve(dependency);
+    const planFor = (plane: ControlPlane, instanceId: string, at: number) =>
+      plane.recoveryPlan(breaker, pool, instanceId, own(), at);
     const own = () => verdict(dependency, 'closed', { demand: { standard: 10 } }) as any;
     // one period: every heartbeat carries a time inside the same allowance period
     const at = Math.floor(Date.now() / TTL_MS) * TTL_MS + 1;
@@ -90,21 +102,21 @@ describe('allowance division per period', () => {
     // (it finds the stored division). Replicas racing at a period's start would each divide once, but
     // only the first stored division is handed out: every share is read back from Redis.
     const onA = await Promise.all([
-      replicaA.planFor(breaker, 'a', own(), at),
-      replicaA.planFor(breaker, 'b', own(), at + 10),
+      planFor(replicaA, 'a', at),
+      planFor(replicaA, 'b', at + 10),
     ]);
     const onB = await Promise.all([
-      replicaB.planFor(breaker, 'c', own(), at + 20),
-      replicaB.planFor(breaker, 'd', own(), at + 30),
+      planFor(replicaB, 'c', at + 20),
+      planFor(replicaB, 'd', at + 30),
     ]);
     const plans = [...onA, ...onB];
     // one more heartbeat of the period on each replica, after the division is stored
     const again = await Promise.all([
-      replicaB.planFor(breaker, 'a', own(), at + 40),
-      replicaA.planFor(breaker, 'c', own(), at + 50),
+      planFor(replicaB, 'a', at + 40),
+      planFor(replicaA, 'c', at + 50),
     ]);
     // an instance that appeared after the division waits for the next period
-    const late = await replicaA.planFor(breaker, 'late', own(), at + 60);
+    const late = await planFor(replicaA, 'late', at + 60);
 
     expect(reads).toHaveBeenCalledTimes(1);
     const shares = plans.map((p) => p.allowance!.standard!);
@@ -117,7 +129,7 @@ describe('allowance division per period', () => {
     expect(late.allowance).toEqual({});
 
     // the next period divides again (once), and its first heartbeat's own demand is in that division
-    const next = await replicaB.planFor(breaker, 'late', own(), at + TTL_MS);
+    const next = await planFor(replicaB, 'late', at + TTL_MS);
     expect(reads).toHaveBeenCalledTimes(2);
     expect(next.allowance!.standard!.ratePerSec).toBeGreaterThan(0);
     reads.mockRestore();

@@ -3,6 +3,7 @@ import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { BreakersModule } from './breakers/breakers.module.js';
 import { ConfigModule } from './config/config.module.js';
+import { ControlModule } from './control/control.module.js';
 import { ControllerConfig } from './config/controller-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { GroupsModule } from './groups/groups.module.js';
@@ -27,6 +28,7 @@ export class AppModule {
         DatabaseModule,
         RedisModule,
         QueuesModule,
+        ControlModule,
         HealthModule,
         MetricsModule,
         AuthModule,

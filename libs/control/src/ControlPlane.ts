@@ -16,6 +16,7 @@ import {
   onProbeResult,
   onQuorum,
   onTick,
+  positiveDemand,
   quorumNear,
   quorumThreshold,
   type BreakerPlan,
@@ -24,6 +25,7 @@ import {
   type GlobalState,
   type HeartbeatRequest,
   type HeartbeatResponse,
+  type IsolatedInstance,
   type OperatorAction,
   type PoolConfig,
   type ProbeGrant,
@@ -33,7 +35,6 @@ import {
   type QuorumFiguresWire,
   type QuorumPolicy,
   type RampSample,
-  type TrafficClass,
 } from '@recloser/core';
 import { ControlError, isControlError } from './ControlError.js';
 import { leftProbing, transitionEvents, type ControlEvent, type ControlEventDraft } from './events.js';
@@ -49,6 +50,7 @@ import type {
   LiveDemand,
   StepKey,
   TransitionScope,
+  VerdictRow,
 } from './ports.js';
 
 /** The lifecycle tick (cooldowns, ramp gates) runs this often; a lease asked for sooner than a tick is wasted. */
@@ -86,14 +88,14 @@ const REFUSALS: Record<ProbeRefusalReason, string> = {
   rate: 'probe budget exhausted: the pool granted its maximum of probe tokens in the last second',
 };
 
-export class ControlPlane {
+export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** the controller learns the fleet for one TTL after this process started (and after a group was first seen) */
   readonly startedAt: number;
   private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
   private readonly warn: (message: string) => void;
 
   constructor(
-    private readonly ports: ControlPorts,
+    private readonly ports: ControlPorts<C>,
     readonly settings: ControlSettings,
     hooks: ControlHooks = {},
   ) {
@@ -401,7 +403,7 @@ export class ControlPlane {
     breakerId: string,
     action: OperatorAction,
     reason: string,
-  ): Promise<CommittedTransition> {
+  ): Promise<C> {
     const breaker = await this.ports.breakers.get(breakerId);
     if (!breaker) throw new ControlError('not_found', `breaker ${breakerId} not found`);
     const pool = await this.ports.pools.resolve(breaker.dependency);
@@ -429,13 +431,7 @@ export class ControlPlane {
     for (const breaker of await breakers.getMany(ids)) {
       const g = breaker.globalState;
       const rows = await presence.rows(breaker.id, now - this.settings.heartbeatTtlMs);
-      const isolated = findIsolated(rows, {
-        now,
-        heartbeatTtlMs: this.settings.heartbeatTtlMs,
-        isolationAfterMs: this.settings.isolationAfterMs,
-        groupState: g.state,
-        groupClosedSince: g.since,
-      });
+      const isolated = this.isolatedIn(breaker, rows, now);
       const iso = await watches.swap(
         breaker.id,
         'isolated',
@@ -468,6 +464,17 @@ export class ControlPlane {
     }
     if (drafts.length > 0) await this.ports.events.publish(drafts);
     return { breakers: ids.length, events: drafts.length };
+  }
+
+  /** Instances of `rows` locally open past isolationAfterMs while the breaker is CLOSED (bad nodes). */
+  isolatedIn(breaker: BreakerRecord, rows: readonly VerdictRow[], now = this.ports.clock.now()): IsolatedInstance[] {
+    return findIsolated(rows, {
+      now,
+      heartbeatTtlMs: this.settings.heartbeatTtlMs,
+      isolationAfterMs: this.settings.isolationAfterMs,
+      groupState: breaker.globalState.state,
+      groupClosedSince: breaker.globalState.since,
+    });
   }
 
   // ---- the control layer's own consumer of the event seam ----------------------------------------
@@ -584,7 +591,7 @@ export class ControlPlane {
   private transition(
     breakerId: string,
     decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,
-  ): Promise<CommittedTransition> {
+  ): Promise<C> {
     return this.ports.breakers.transition(breakerId, decide, transitionEvents);
   }
 
@@ -653,12 +660,6 @@ function staleToken(): ControlError {
 function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
   const own: LiveDemand = { instanceId, demand: positiveDemand(verdict.demand) };
   return [...live.filter((l) => l.instanceId !== instanceId), own];
-}
-
-function positiveDemand(raw: Record<TrafficClass, number> | undefined): Record<TrafficClass, number> {
-  const out: Record<TrafficClass, number> = {};
-  for (const [cls, v] of Object.entries(raw ?? {})) if (Number.isFinite(v) && v > 0) out[cls] = v;
-  return out;
 }
 
 function stepKeyOf(breakerId: string, s: GlobalBreakerState): StepKey | null {

@@ -4,4 +4,5 @@ export * from './ports.js';
 export * from './events.js';
 export * from './ControlError.js';
 export * from './ControlPlane.js';
+export * from './withAudit.js';
 export * from './memory/index.js';

@@ -114,8 +114,11 @@ export interface CommittedTransition {
   transitions: TransitionRecord[];
 }
 
-/** Breakers and their global state. The only writer of the state is `transition`. */
-export interface BreakerStore {
+/**
+ * Breakers and their global state. The only writer of the state is `transition`. `C` is what a
+ * commit returns: a store may add its own rows (the controller's hash-chained log entries).
+ */
+export interface BreakerStore<C extends CommittedTransition = CommittedTransition> {
   /** The ids of one heartbeat's breakers (whole-group scope), created CLOSED on first sight. */
   idsFor(
     group: string,
@@ -143,7 +146,7 @@ export interface BreakerStore {
     breakerId: string,
     decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,
     events: (committed: CommittedTransition) => ControlEventDraft[],
-  ): Promise<CommittedTransition>;
+  ): Promise<C>;
 }
 
 export interface GroupView {
@@ -269,9 +272,9 @@ export interface EventSink {
   publish(events: readonly ControlEventDraft[]): Promise<void>;
 }
 
-export interface ControlPorts {
+export interface ControlPorts<C extends CommittedTransition = CommittedTransition> {
   presence: PresenceStore;
-  breakers: BreakerStore;
+  breakers: BreakerStore<C>;
   groups: GroupStore;
   pools: PoolResolver;
   leases: LeaseStore;

@@ -1,17 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { ControlPlane } from '@recloser/control';
 import {
-  applyOperatorAction,
   type BreakerSummary,
   DEFAULT_QUORUM,
-  findIsolated,
   type GlobalBreakerState,
   type IsolatedInstance,
   isLive,
-  mathRng,
   type OperatorAction,
   type QuorumPolicy,
 } from '@recloser/core';
+import type { StoredTransition } from '../breakers/breaker-state.service.js';
 import { DataSource } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
 import { BreakersService } from '../breakers/breakers.service.js';
@@ -19,7 +18,6 @@ import { VerdictsRepository } from '../breakers/verdicts.repository.js';
 import { ControllerConfig } from '../config/controller-config.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
 import { PoolsService } from '../pools/pools.service.js';
-import { ProbeLeaseStore } from '../probes/probe-lease.store.js';
 import { type TransitionView, TransitionsService, toView } from '../transitions/transitions.service.js';
 import type { ChainCheck } from '../transitions/transition-chain.js';
 
@@ -61,7 +59,7 @@ export interface Overview {
 
 const RECENT_TRANSITIONS = 50;
 
-/** What operators see and do: every decision still goes through core and BreakerStateService. */
+/** What operators see and do: every decision goes through the control plane. */
 @Injectable()
 export class AdminService {
   constructor(
@@ -73,7 +71,7 @@ export class AdminService {
     private readonly groups: FleetGroupsService,
     private readonly pools: PoolsService,
     private readonly transitions: TransitionsService,
-    private readonly leases: ProbeLeaseStore,
+    private readonly plane: ControlPlane<StoredTransition>,
   ) {}
 
   async overview(): Promise<Overview> {
@@ -123,17 +121,11 @@ export class AdminService {
 
   async breaker(id: string): Promise<BreakerDetail> {
     const now = Date.now();
-    const entity = await this.state.get(id);
+    const entity = await this.state.require(id);
     const [summary] = await this.breakers.summarise([entity]);
     const group = await this.groups.get(entity.group);
     const rows = await this.verdicts.rows(id, null);
-    const isolated = findIsolated(rows, {
-      now,
-      heartbeatTtlMs: this.config.heartbeatTtlMs,
-      isolationAfterMs: this.config.isolationAfterMs,
-      groupState: entity.state,
-      groupClosedSince: entity.globalState.since,
-    });
+    const isolated = this.plane.isolatedIn(entity, rows, now);
     return {
       breaker: summary!,
       globalState: entity.globalState,
@@ -161,23 +153,9 @@ export class AdminService {
     action: OperatorAction,
     reason: string,
   ): Promise<{ breaker: BreakerSummary; transitions: TransitionView[] }> {
-    const entity = await this.state.get(id);
-    const pool = await this.pools.resolve(entity.dependency);
-    const outcome = await this.state.transition(id, (s, { now }) => {
-      // after force_close the quorum waits one heartbeat TTL: instances still report the old `open`
-      const quiet = this.config.heartbeatTtlMs;
-      return {
-        ...applyOperatorAction(s, action, reason, now, pool, mathRng, quiet),
-        figures: { trigger: 'operator' },
-      };
-    });
-    const leftProbing = outcome.transitions.some((t) => t.from === 'probing' && t.to !== 'probing');
-    if (leftProbing) {
-      // tokens handed out while probing are stale now: free the pool's slots rather than wait out their TTL
-      await this.leases.releaseBreaker(pool.id, id).catch(() => 0);
-    }
+    const outcome = await this.plane.operatorAction(id, action, reason);
     const [summary] = await this.breakers.summarise([outcome.breaker]);
-    return { breaker: summary!, transitions: outcome.transitions.map(toView) };
+    return { breaker: summary!, transitions: outcome.rows.map(toView) };
   }
 
   private async liveInstances(now: number): Promise<number> {

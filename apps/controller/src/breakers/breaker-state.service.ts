@@ -1,57 +1,49 @@
-import { Injectable, NotFoundException } from '@nestjs/common';
+// Breakers on Postgres: the control layer's BreakerStore. The only writer of a breaker's global
+// state is `transition`: under the row's lock (SELECT … FOR UPDATE) it stores the next state, appends
+// the transition rows to the hash chain and writes the transitions' events to the outbox, all in one
+// transaction, so any number of replicas behave as one and no event is lost between commit and publish.
+import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
-  type Decision,
-  type GlobalBreakerState,
-  initialGlobalState,
-  type QuorumFiguresWire,
-} from '@recloser/core';
-import { DataSource, EntityManager, In } from 'typeorm';
-import { countTransition } from '../telemetry/controller-metrics.js';
+  ControlError,
+  type BreakerDecision,
+  type BreakerStore,
+  type CommittedTransition,
+  type ControlEventDraft,
+  type LiveCounts,
+  type TransitionScope,
+  withAudit,
+} from '@recloser/control';
+import { initialGlobalState, type Clock, type GlobalBreakerState, type QuorumFiguresWire } from '@recloser/core';
+import { CONTROL_CLOCK } from '../control/clock.js';
+import { DataSource, In, Not } from 'typeorm';
+import { OutboxService } from '../outbox/outbox.service.js';
 import { canonicalJson } from '../transitions/transition-chain.js';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
 import { TransitionsService } from '../transitions/transitions.service.js';
 import { BreakerEntity } from './breaker.entity.js';
+import { VerdictsRepository } from './verdicts.repository.js';
 
-export interface TransitionContext {
-  /** the breaker row as locked (before the decision) */
-  breaker: Readonly<BreakerEntity>;
-  /** controller clock, ms, read after the lock was taken */
-  now: number;
-  /** the transaction: read what the decision needs through it */
-  manager: EntityManager;
-}
-
-/** A core Decision plus what the controller records beside it. */
-export interface BreakerDecision extends Decision {
-  /** figures shown for the breaker from now on (e.g. the quorum that opened it) */
-  quorum?: QuorumFiguresWire;
-  /** instances whose verdicts formed the decision; stored on the breaker and on each transition row */
-  formedBy?: string[];
-  /** extra audit figures merged into each transition row (e.g. which trigger evaluated it) */
-  figures?: Record<string, unknown>;
-}
-
-export interface TransitionOutcome {
+/** A commit as the controller keeps it: the control layer's records plus the hash-chained log rows. */
+export interface StoredTransition extends CommittedTransition {
   breaker: BreakerEntity;
-  transitions: TransitionEntity[];
+  rows: TransitionEntity[];
 }
 
 const NO_QUORUM: QuorumFiguresWire = { open: 0, live: 0, threshold: 0 };
 
-/**
- * The only writer of a breaker's global state. Postgres is the source of truth and every change
- * happens under the row's lock, so any number of replicas behave as one.
- */
 const MAX_KNOWN_IDS = 100_000;
 
 @Injectable()
-export class BreakerStateService {
+export class BreakerStateService implements BreakerStore<StoredTransition> {
   private readonly knownIds = new Map<string, string>();
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly transitions: TransitionsService,
+    private readonly verdicts: VerdictsRepository,
+    private readonly outbox: OutboxService,
+    @Inject(CONTROL_CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
@@ -131,33 +123,63 @@ export class BreakerStateService {
     return found;
   }
 
-  async get(breakerId: string): Promise<BreakerEntity> {
-    const breaker = await this.db.getRepository(BreakerEntity).findOneBy({ id: breakerId });
+  async get(breakerId: string): Promise<BreakerEntity | null> {
+    return this.db.getRepository(BreakerEntity).findOneBy({ id: breakerId });
+  }
+
+  /** The breaker, or a 404 naming it. */
+  async require(breakerId: string): Promise<BreakerEntity> {
+    const breaker = await this.get(breakerId);
     if (!breaker) throw new NotFoundException(`breaker ${breakerId} not found`);
     return breaker;
   }
 
+  async getMany(breakerIds: readonly string[]): Promise<BreakerEntity[]> {
+    if (breakerIds.length === 0) return [];
+    return this.db.getRepository(BreakerEntity).find({ where: { id: In([...breakerIds]) }, order: { id: 'ASC' } });
+  }
+
+  /** One round trip: the rows and their live/open verdict counts. */
+  async withCounts(
+    breakerIds: readonly string[],
+    now: number,
+  ): Promise<{ breaker: BreakerEntity; counts: LiveCounts }[]> {
+    const rows = await this.verdicts.breakersWithCounts([...breakerIds], now);
+    return rows.map(({ breaker, live, open }) => ({ breaker, counts: { live, open } }));
+  }
+
+  async find(group: string, dependency: string): Promise<BreakerEntity | null> {
+    return this.db.getRepository(BreakerEntity).findOneBy({ group, dependency });
+  }
+
+  async active(): Promise<BreakerEntity[]> {
+    return this.db.getRepository(BreakerEntity).find({ where: { state: Not('closed') } });
+  }
+
   /**
-   * In one transaction: lock the breaker row (SELECT … FOR UPDATE), let `decide` apply a core
-   * decision to its current state, persist the next state and append its transition rows to the
-   * hash chain. `decide` returning null (or an unchanged state without transitions) writes nothing.
+   * In one transaction: lock the breaker row, let `decide` apply a core decision to its current
+   * state, persist the next state, append its transition rows to the hash chain and its events to
+   * the outbox. `decide` returning null (or an unchanged state without transitions) writes nothing.
    */
   async transition(
     breakerId: string,
-    decide: (
-      state: GlobalBreakerState,
-      ctx: TransitionContext,
-    ) => BreakerDecision | null | Promise<BreakerDecision | null>,
-  ): Promise<TransitionOutcome> {
-    const outcome = await this.db.transaction(async (manager): Promise<TransitionOutcome> => {
+    decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,
+    events: (committed: CommittedTransition) => ControlEventDraft[],
+  ): Promise<StoredTransition> {
+    const outcome = await this.db.transaction(async (manager): Promise<StoredTransition> => {
       const repo = manager.getRepository(BreakerEntity);
       const breaker = await repo.findOne({ where: { id: breakerId }, lock: { mode: 'pessimistic_write' } });
-      if (!breaker) throw new NotFoundException(`breaker ${breakerId} not found`);
-      const now = Date.now();
-      const decision = await decide(breaker.globalState, { breaker, now, manager });
-      if (!decision) return { breaker, transitions: [] };
+      if (!breaker) throw new ControlError('not_found', `breaker ${breakerId} not found`);
+      const now = this.clock.now();
+      const decision = await decide(breaker.globalState, {
+        breaker,
+        now,
+        presence: this.verdicts.reader(manager),
+      });
+      const nothing: StoredTransition = { breaker, transitions: [], rows: [] };
+      if (!decision) return nothing;
       const changed = canonicalJson(decision.next) !== canonicalJson(breaker.globalState);
-      if (!changed && decision.transitions.length === 0) return { breaker, transitions: [] };
+      if (!changed && decision.transitions.length === 0) return nothing;
 
       breaker.globalState = decision.next;
       breaker.state = decision.next.state;
@@ -170,9 +192,12 @@ export class BreakerStateService {
       if (decision.formedBy) extra.formedBy = decision.formedBy;
       if (decision.figures) extra.figures = decision.figures;
       const rows = await this.transitions.append(manager, breakerId, decision.transitions, now, extra);
-      return { breaker: saved, transitions: rows };
+      const transitions = decision.transitions.map((t) => withAudit(t, decision));
+      const committed: StoredTransition = { breaker: saved, transitions, rows };
+      await this.outbox.append(manager, events(committed));
+      return committed;
     });
-    for (const r of outcome.transitions) countTransition(r.from, r.to, r.actor); // counted once committed
+    if (outcome.transitions.length > 0) this.outbox.kick(); // deliver now rather than at the next poll
     return outcome;
   }
 }

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { figuresFromCounts, type LiveCounts } from '@recloser/control';
 import { type BreakerSummary, DEFAULT_QUORUM, type QuorumFiguresWire } from '@recloser/core';
 import { In, Repository } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { BreakerEntity } from './breaker.entity.js';
-import { figuresFromCounts } from './quorum-evaluation.service.js';
-import { type LiveCounts, VerdictsRepository } from './verdicts.repository.js';
+import { VerdictsRepository } from './verdicts.repository.js';
 
 /** Read views of breakers in the API.md shape. */
 @Injectable()

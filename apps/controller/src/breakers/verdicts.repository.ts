@@ -1,46 +1,34 @@
+// Heartbeat rows on Postgres: the control layer's PresenceStore. Liveness (core isLive: reported
+// within the TTL) and openSince (core nextOpenSince) are restated in SQL here so one statement does a
+// heartbeat's writes; test/control/presence-sql-equivalence.test.ts pins both to core.
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  type BreakerVerdict,
-  type Evidence,
-  isLocallyOpen,
-  type QuorumRow,
-  REPORTED_STATES,
-} from '@recloser/core';
+import type { LiveCounts, LiveDemand, PresenceReader, PresenceStore, VerdictRow } from '@recloser/control';
+import { isLocallyOpen, positiveDemand, REPORTED_STATES, type BreakerVerdict } from '@recloser/core';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
+import { ControllerConfig } from '../config/controller-config.js';
 import { BreakerEntity } from './breaker.entity.js';
 import { VerdictEntity } from './verdict.entity.js';
 
-/** A stored verdict as core's quorum functions read it, plus what operators see. */
 /** The reported states core counts as locally open, for SQL filters. */
 const LOCALLY_OPEN_STATES = REPORTED_STATES.filter(isLocallyOpen);
 
-/** Live instances (heartbeat younger than the TTL) and how many of them are locally open. */
-export interface LiveCounts {
-  live: number;
-  open: number;
-}
-
-export interface VerdictRow extends QuorumRow {
-  evidence: Evidence;
-  demand: Record<string, number> | null;
-  reportedSince: string | null;
-}
-
 @Injectable()
-export class VerdictsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+export class VerdictsRepository implements PresenceStore {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly config: ControllerConfig,
+  ) {}
 
   /**
    * One heartbeat's writes in one statement (one round trip): the instance's presence row and its
    * verdict on each breaker. open_since is the controller's own first-seen time of the current
    * locally-open run: kept while the instance stays open and live, reset when it closes or went silent.
    */
-  async recordHeartbeat(
+  async record(
     heartbeat: { group: string; instanceId: string; region: string },
     verdicts: readonly { breakerId: string; verdict: BreakerVerdict }[],
     now: number,
-    heartbeatTtlMs: number,
   ): Promise<void> {
     await this.db.query(
       `WITH presence AS (
@@ -77,7 +65,7 @@ export class VerdictsRepository {
         verdicts.map((v) => v.verdict.since ?? null),
         verdicts.map((v) => JSON.stringify(v.verdict.evidence)),
         verdicts.map((v) => (v.verdict.demand ? JSON.stringify(v.verdict.demand) : null)),
-        new Date(now - heartbeatTtlMs),
+        new Date(now - this.config.heartbeatTtlMs),
       ],
     );
   }
@@ -102,6 +90,21 @@ export class VerdictsRepository {
       [breakerIds, new Date(since), LOCALLY_OPEN_STATES],
     );
     return rows.map((r) => ({ breaker: fromRaw(r), live: r.live, open: r.open }));
+  }
+
+  /** Presence reads through a transaction's manager (inside a locked transition). */
+  reader(manager: EntityManager): PresenceReader {
+    return { rows: (breakerId, since) => this.rows(breakerId, since, manager) };
+  }
+
+  /** The live instances' demand. */
+  async liveDemand(breakerId: string, now: number): Promise<LiveDemand[]> {
+    const rows = await this.rows(breakerId, now - this.config.heartbeatTtlMs);
+    return rows.map((r) => ({ instanceId: r.instanceId, demand: r.demand }));
+  }
+
+  async closedWithLiveTrouble(now: number): Promise<string[]> {
+    return this.breakersWithLiveTrouble(now - this.config.heartbeatTtlMs);
   }
 
   /** Verdicts of one breaker reported after `since` (ms); all of them when `since` is null. */
@@ -149,7 +152,7 @@ function toRow(v: VerdictEntity): VerdictRow {
     lastSeenAt: v.reportedAt.getTime(),
     openSince: v.openSince ? v.openSince.getTime() : null,
     evidence: v.evidence,
-    demand: v.demand,
+    demand: positiveDemand(v.demand ?? undefined),
     reportedSince: v.reportedSince,
   };
 }

@@ -1,4 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { isControlError, type ControlError } from '@recloser/control';
 import type { FastifyReply } from 'fastify';
 import { httpErrorBody, type HttpErrorBody } from './http-error-body.js';
 
@@ -66,15 +67,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (body.statusCode === 503) this.logger.warn(`store unavailable: ${(exception as Error)?.message}`);
     else if (body.statusCode >= 500)
       this.logger.error(exception instanceof Error ? exception.stack : String(exception));
-    const retryAfter =
-      body.statusCode === 503 && body.retryAfterMs === STORE_RETRY_AFTER_SECONDS * 1000
-        ? STORE_RETRY_AFTER_SECONDS
-        : (exception as { retryAfterSeconds?: unknown })?.retryAfterSeconds;
-    if (typeof retryAfter === 'number') void reply.header('retry-after', String(Math.ceil(retryAfter)));
+    // 429 and 503 say when to ask again, in seconds (the body has it in ms)
+    if (typeof body.retryAfterMs === 'number')
+      void reply.header('retry-after', String(Math.max(1, Math.ceil(body.retryAfterMs / 1000))));
     void reply.status(body.statusCode).send(body);
   }
 
   private toBody(exception: unknown): HttpErrorBody {
+    if (isControlError(exception)) return controlErrorBody(exception);
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === 413) return httpErrorBody(413, BODY_TOO_LARGE);
@@ -92,4 +92,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
       fastifyClientError(exception) ?? storeUnavailable(exception) ?? httpErrorBody(500, 'internal error')
     );
   }
+}
+
+/** A control layer refusal: its kind's status; a retry_later/unavailable one carries retryAfterMs (and Retry-After). */
+export function controlErrorBody(err: ControlError): HttpErrorBody {
+  const retry =
+    err.retryAfterMs === undefined ? {} : { retryAfterMs: Math.max(1, Math.ceil(err.retryAfterMs)) };
+  return httpErrorBody(err.status, err.message, { ...retry, ...err.extra });
 }

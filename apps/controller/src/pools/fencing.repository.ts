@@ -18,6 +18,8 @@ export interface FencingBlocks {
   reserve(poolId: string): Promise<FencingBlock>;
   /** Whether this pool ever reserved a block, i.e. tokens may have been granted and still be held. */
   mayHaveLeases(poolId: string): Promise<boolean>;
+  /** Pools that ever reserved a block: the ones that may hold leases. */
+  pools(): Promise<string[]>;
 }
 
 @Injectable()
@@ -39,5 +41,10 @@ export class FencingRepository implements FencingBlocks {
   async mayHaveLeases(poolId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(`SELECT 1 FROM probe_fencing WHERE pool_id = $1`, [poolId]);
     return rows.length > 0;
+  }
+
+  async pools(): Promise<string[]> {
+    const rows: { pool_id: string }[] = await this.db.query(`SELECT pool_id FROM probe_fencing ORDER BY pool_id`);
+    return rows.map((r) => r.pool_id);
   }
 }

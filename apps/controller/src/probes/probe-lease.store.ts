@@ -7,6 +7,7 @@
 // without RDB/AOF (or with appendfsync always).
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { LeaseStore } from '@recloser/control';
 import type { ProbeBudget } from '@recloser/core';
 import type { FencingBlocks } from '../pools/fencing.repository.js';
 import { LuaScript } from './lua-script.js';
@@ -75,7 +76,8 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{32}$/;
 // with data loss repeating, and the caller gets a 503 rather than a loop
 const MAX_ATTEMPTS = 6;
 
-export class ProbeLeaseStore {
+/** The control layer's LeaseStore on Redis. */
+export class ProbeLeaseStore implements LeaseStore {
   readonly keys: ProbeLeaseKeys;
 
   constructor(
@@ -116,6 +118,11 @@ export class ProbeLeaseStore {
     return Number(
       await releaseBreakerScript.run(this.redis, [this.keys.leases(pool)], [this.keys.root, breakerId]),
     );
+  }
+
+  /** Pools that may hold leases: every pool that ever reserved fencing numbers. */
+  pools(): Promise<string[]> {
+    return this.fencing.pools();
   }
 
   /** Instances whose lease for this breaker expired unused in this epoch: designate someone else. */

@@ -1,16 +1,11 @@
 import { Module } from '@nestjs/common';
-import { BreakersModule } from '../breakers/breakers.module.js';
-import { PoolsModule } from '../pools/pools.module.js';
 import { LeaseExpiryHandler } from './lease-expiry.handler.js';
-import { probeLeaseStoreProvider } from './probe-lease.provider.js';
-import { ProbeLeaseStore } from './probe-lease.store.js';
 import { ProbesController } from './probes.controller.js';
 import { ProbesService } from './probes.service.js';
 
+/** Probe endpoints and the lease expiry job (the lease store is a port, in ControlModule). */
 @Module({
-  imports: [PoolsModule, BreakersModule],
   controllers: [ProbesController],
-  providers: [probeLeaseStoreProvider, ProbesService, LeaseExpiryHandler],
-  exports: [ProbeLeaseStore],
+  providers: [ProbesService, LeaseExpiryHandler],
 })
 export class ProbesModule {}

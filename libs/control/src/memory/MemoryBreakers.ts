@@ -5,6 +5,7 @@ import { initialGlobalState, type Clock, type TransitionRecord } from '@recloser
 import type { ControlEventDraft } from '../events.js';
 import { ControlError } from '../ControlError.js';
 import { sameState } from '../ControlPlane.js';
+import { withAudit } from '../withAudit.js';
 import type {
   BreakerDecision,
   BreakerRecord,
@@ -140,11 +141,6 @@ export class MemoryBreakers implements BreakerStore {
     if (drafts.length > 0) await this.sink.publish(drafts);
     return committed;
   }
-}
-
-/** A transition record as stored: core's figures plus the decision's audit figures. */
-export function withAudit(t: TransitionRecord, decision: BreakerDecision): TransitionRecord {
-  return decision.figures ? { ...t, figures: { ...t.figures, ...decision.figures } } : t;
 }
 
 function copy(b: BreakerRecord): BreakerRecord {

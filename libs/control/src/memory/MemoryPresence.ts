@@ -2,7 +2,7 @@
 // re-inserted on each heartbeat), so expiring the silent ones and counting the live and open ones
 // costs O(1) per heartbeat rather than a scan of the fleet: a 5,000-instance simulation stays fast.
 // It assumes the clock never goes back (one controller clock); given an older `now`, reads scan.
-import { isLive, isLocallyOpen, nextOpenSince, type BreakerVerdict, type TrafficClass } from '@recloser/core';
+import { isLive, isLocallyOpen, nextOpenSince, positiveDemand, type BreakerVerdict } from '@recloser/core';
 import type { LiveCounts, LiveDemand, PresenceStore, VerdictRow } from '../ports.js';
 
 interface BreakerRows {
@@ -50,7 +50,7 @@ export class MemoryPresence implements PresenceStore {
         lastSeenAt: now,
         openSince: nextOpenSince(previous, open, now, this.heartbeatTtlMs),
         evidence: verdict.evidence,
-        demand: positive(verdict.demand),
+        demand: positiveDemand(verdict.demand),
         reportedSince: verdict.since ?? null,
       });
       if (open) rows.open += 1;
@@ -124,10 +124,4 @@ export class MemoryPresence implements PresenceStore {
       if (isLocallyOpen(r.state)) rows.open -= 1;
     }
   }
-}
-
-function positive(raw: Record<TrafficClass, number> | undefined): Record<TrafficClass, number> {
-  const out: Record<TrafficClass, number> = {};
-  for (const [cls, v] of Object.entries(raw ?? {})) if (Number.isFinite(v) && v > 0) out[cls] = v;
-  return out;
 }

@@ -33,6 +33,13 @@ export function fleetDemand(
   return out;
 }
 
+/** A reported demand with only its finite, positive figures (what fleetDemand counts), as a new object. */
+export function positiveDemand(raw: Readonly<Record<TrafficClass, unknown>> | undefined): Record<TrafficClass, number> {
+  const out: Record<TrafficClass, number> = {};
+  for (const [cls, v] of Object.entries(raw ?? {})) if (typeof v === 'number' && Number.isFinite(v) && v > 0) out[cls] = v;
+  return out;
+}
+
 /** One instance's demand over all classes (requests/s), counted as fleetDemand counts it: a prober's weight. */
 export function instanceDemand(demand: Record<TrafficClass, number>): number {
   return Object.values(fleetDemand([{ demand }])).reduce((s, v) => s + v, 0);
