@@ -77,7 +77,7 @@ export class VerdictsRepository implements PresenceStore {
    */
   async breakersWithCounts(
     breakerIds: string[],
-    since: number,
+    now: number,
   ): Promise<{ breaker: BreakerEntity; live: number; open: number }[]> {
     if (breakerIds.length === 0) return [];
     const rows: (RawBreaker & { live: number; open: number })[] = await this.db.query(
@@ -87,7 +87,7 @@ export class VerdictsRepository implements PresenceStore {
          FROM verdicts v WHERE v.breaker_id = b.id AND v.reported_at > $2
        ) c
        WHERE b.id = ANY($1)`,
-      [breakerIds, new Date(since), LOCALLY_OPEN_STATES],
+      [breakerIds, new Date(now - this.config.heartbeatTtlMs), LOCALLY_OPEN_STATES],
     );
     return rows.map((r) => ({ breaker: fromRaw(r), live: r.live, open: r.open }));
   }
@@ -134,7 +134,7 @@ export class VerdictsRepository implements PresenceStore {
   }
 
   /** Closed breakers with a live, locally open verdict: the only ones a quorum could open. */
-  async breakersWithLiveTrouble(since: number): Promise<string[]> {
+  private async breakersWithLiveTrouble(since: number): Promise<string[]> {
     const rows: { breaker_id: string }[] = await this.db.query(
       `SELECT DISTINCT v.breaker_id FROM verdicts v JOIN breakers b ON b.id = v.breaker_id
        WHERE b.state = 'closed' AND v.reported_at > $1 AND v.state = ANY($2)`,

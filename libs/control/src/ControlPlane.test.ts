@@ -1,0 +1,134 @@
+import { emptyEvidence, FakeClock, seededRng, type ReportedState } from '@recloser/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ControlPlane } from './ControlPlane.js';
+import { createMemoryControlPlane, type MemoryControl } from './memory/MemoryControlPlane.js';
+
+const TTL = 5000;
+const GROUP = 'g';
+const DEP = 'dep';
+const ID = `${GROUP}:${DEP}`;
+
+function setup(start = 0) {
+  const clock = new FakeClock(start);
+  const control = createMemoryControlPlane({
+    clock,
+    rng: seededRng(1),
+    heartbeatIntervalMs: 1000,
+    heartbeatTtlMs: TTL,
+    isolationAfterMs: 2 * TTL,
+  });
+  return { clock, control };
+}
+
+const beat = (plane: ControlPlane, instanceId: string, state: ReportedState) =>
+  plane.heartbeat({
+    instanceId,
+    group: GROUP,
+    region: 'eu-west',
+    breakers: [{ dependency: DEP, state, evidence: emptyEvidence(), demand: { standard: 1 } }],
+  });
+
+const stateOf = (control: MemoryControl) => control.breakers.peek(ID)?.globalState.state;
+
+describe('ControlPlane: the learning period (one heartbeat TTL)', () => {
+  it('opens no quorum before one TTL after the group was first seen: closed at T-1 ms, open at T+1 ms', async () => {
+    const { clock, control } = setup(0);
+    await beat(control.plane, 'a', 'closed'); // the group is first seen at 0
+    clock.set(TTL / 2);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'open');
+    clock.set(TTL - 1);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'open');
+    expect(stateOf(control)).toBe('closed');
+    clock.set(TTL + 1);
+    await beat(control.plane, 'a', 'open');
+    expect(stateOf(control)).toBe('open');
+  });
+
+  it('learns again for one TTL after a restart, even for a group seen long before', async () => {
+    const { clock, control } = setup(0);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'closed');
+    clock.set(60_000);
+    // a controller process starting now, on the same stores (a restart, or a new replica)
+    const { plane: _old, events, ...stores } = control;
+    const restarted = new ControlPlane(
+      { ...stores, events, clock, rng: seededRng(2) },
+      control.plane.settings,
+    );
+    clock.set(60_000 + TTL - 1);
+    for (const i of ['a', 'b', 'c']) await beat(restarted, i, 'open');
+    expect(await restarted.evaluateAll()).toBe(0);
+    expect(stateOf(control)).toBe('closed');
+    clock.set(60_000 + TTL + 1);
+    await beat(restarted, 'a', 'open');
+    expect(stateOf(control)).toBe('open');
+  });
+
+  it('property: whatever the quorum, nothing opens while learning, and the fleet opens right after it', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 2, max: 12 }),
+        fc.integer({ min: 0, max: TTL - 2 }),
+        async (fleet, firstOpenAt) => {
+          const { clock, control } = setup(0);
+          const ids = Array.from({ length: fleet }, (_, i) => `i${i}`);
+          for (const i of ids) await beat(control.plane, i, 'closed');
+          clock.set(firstOpenAt);
+          for (const i of ids) await beat(control.plane, i, 'open');
+          clock.set(TTL - 1);
+          await control.plane.evaluateAll();
+          if (stateOf(control) !== 'closed') return false;
+          clock.set(TTL + 1);
+          for (const i of ids) await beat(control.plane, i, 'open');
+          return stateOf(control) === 'open';
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('ControlPlane: the event seam', () => {
+  it('announces each committed transition once, in order, and releases probe tokens when PROBING ends', async () => {
+    const { clock, control } = setup(0);
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const i of ids) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ids) await beat(control.plane, i, 'open');
+    expect(stateOf(control)).toBe('open');
+    clock.advance(2 * 30_000);
+    await control.plane.tick();
+    expect(stateOf(control)).toBe('probing');
+    const plans = await Promise.all(ids.map((i) => beat(control.plane, i, 'paused')));
+    expect(plans.filter((p) => p.breakers[0]!.probe !== null)).toHaveLength(1);
+    expect(control.leases.live()).toBe(1);
+    await control.plane.operatorAction(ID, 'force_open', 'stop probing');
+    // the control layer's own consumer freed the stale token's slot
+    expect(control.leases.live()).toBe(0);
+    const transitions = control.events.events.filter((e) => e.type === 'breaker.transition');
+    expect(transitions.map((e) => `${e.data.from}->${e.data.to}`)).toEqual([
+      'closed->open',
+      'open->probing',
+      'probing->open',
+    ]);
+    expect(new Set(control.events.events.map((e) => e.id)).size).toBe(control.events.events.length);
+    expect(control.events.events.some((e) => e.type === 'probe.granted')).toBe(true);
+  });
+
+  it('announces an isolated instance once when it becomes isolated and once when it recovers', async () => {
+    const { clock, control } = setup(0);
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    for (let t = 0; t <= 4 * TTL; t += 1000) {
+      clock.set(t);
+      for (const i of ids) await beat(control.plane, i, i === 'c' && t <= 3 * TTL ? 'open' : 'closed');
+      await control.plane.watch();
+    }
+    const about = control.events.events.filter((e) => e.type.startsWith('instance.'));
+    expect(about.map((e) => [e.type, e.data.instanceId])).toEqual([
+      ['instance.isolated', 'c'],
+      ['instance.recovered', 'c'],
+    ]);
+    // isolated only once it stayed open past isolationAfterMs (2 TTL) after first seen open at 0
+    expect(about[0]!.at).toBe(2 * TTL + 1000);
+  });
+});
