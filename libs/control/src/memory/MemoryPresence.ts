@@ -16,6 +16,7 @@ interface BreakerRows {
 
 export class MemoryPresence implements PresenceStore {
   private readonly byBreaker = new Map<string, BreakerRows>();
+  /** the latest time written or expired at: a read before it scans instead */
   private latest = Number.NEGATIVE_INFINITY;
   /** instances and their region, as the controller's `instances` table */
   readonly instances = new Map<string, { group: string; region: string; lastSeenAt: number }>();
@@ -81,6 +82,8 @@ export class MemoryPresence implements PresenceStore {
           }
       return { live, open };
     }
+    // expiring moves rows for good: every later read must be at this time or after
+    this.latest = now;
     this.expire(rows, now);
     return { live: rows.live.size, open: rows.open };
   }

@@ -1,0 +1,83 @@
+// The Postgres presence store restates two core rules in SQL, so one statement does a heartbeat's
+// writes: liveness (core isLive: reported within the TTL) in its counts, and openSince (core
+// nextOpenSince: kept while the instance stays open and live) in its upsert. This property drives
+// random heartbeat sequences through the SQL and through the in-memory store (which calls core) and
+// compares every row's openSince and the live/open counts after each step.
+import { MemoryPresence } from '@recloser/control';
+import { emptyEvidence, REPORTED_STATES, type ReportedState } from '@recloser/core';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataSource } from 'typeorm';
+import { BreakerEntity } from '../../apps/controller/src/breakers/breaker.entity.js';
+import { VerdictEntity } from '../../apps/controller/src/breakers/verdict.entity.js';
+import { VerdictsRepository } from '../../apps/controller/src/breakers/verdicts.repository.js';
+import type { ControllerConfig } from '../../apps/controller/src/config/controller-config.js';
+import { createTestDatabase, type TestDatabase } from '../recovery/support/services.js';
+
+const TTL = 1000;
+const INSTANCES = ['a', 'b', 'c'];
+
+let db: TestDatabase;
+let withEntities: DataSource;
+let sql: VerdictsRepository;
+
+beforeAll(async () => {
+  db = await createTestDatabase('presence_eq');
+  withEntities = new DataSource({ type: 'postgres', url: db.url, entities: [BreakerEntity, VerdictEntity] });
+  await withEntities.initialize();
+  sql = new VerdictsRepository(withEntities, { heartbeatTtlMs: TTL } as ControllerConfig);
+});
+
+afterAll(async () => {
+  await withEntities?.destroy();
+  await db?.drop();
+});
+
+async function newBreaker(n: number): Promise<string> {
+  const rows: { id: string }[] = await db.dataSource.query(
+    `INSERT INTO breakers (group_name, dependency, pool_id, state, global_state)
+     VALUES ('g', $1, 'p', 'closed', '{}') RETURNING id`,
+    [`dep-${n}`],
+  );
+  return rows[0]!.id;
+}
+
+const step = fc.record({
+  instance: fc.constantFrom(...INSTANCES),
+  state: fc.constantFrom<ReportedState>(...REPORTED_STATES),
+  // gaps around the TTL edge: within it, exactly on it, just past it
+  gapMs: fc.oneof(
+    fc.integer({ min: 1, max: 400 }),
+    fc.constantFrom(TTL - 1, TTL, TTL + 1),
+    fc.integer({ min: 0, max: 3 * TTL }),
+  ),
+});
+
+describe('presence rules in SQL equal core (isLive, nextOpenSince)', () => {
+  it('property: openSince and live/open counts agree after every heartbeat', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        n += 1;
+        const id = await newBreaker(n);
+        const memory = new MemoryPresence(TTL, () => true);
+        let now = 1_700_000_000_000;
+        for (const s of steps) {
+          now += s.gapMs;
+          const verdict = { dependency: 'd', state: s.state, evidence: emptyEvidence() };
+          const hb = { group: 'g', instanceId: s.instance, region: 'r' };
+          await sql.record(hb, [{ breakerId: id, verdict }], now);
+          await memory.record(hb, [{ breakerId: id, verdict }], now);
+          const inSql = (await sql.rows(id, null)).map((r) => [r.instanceId, r.openSince, r.lastSeenAt]);
+          const inMemory = (await memory.rows(id, 0)).map((r) => [r.instanceId, r.openSince, r.lastSeenAt]);
+          expect(inSql).toEqual(inMemory);
+          for (const probe of [now, now + TTL - 1, now + TTL]) {
+            const [row] = await sql.breakersWithCounts([id], probe);
+            expect({ live: row!.live, open: row!.open }).toEqual(memory.counts(id, probe));
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
