@@ -54,10 +54,11 @@ export async function startController(launch: ControllerLaunch): Promise<Control
   const gone = new Promise<void>((resolve) =>
     child.once('exit', () => {
       exited = true;
-      log?.end();
       resolve();
     }),
   );
+  // 'close', not 'exit': output may still arrive after the exit, and a write after end() throws
+  child.once('close', () => log?.end());
   const stop = async (signal: 'SIGTERM' | 'SIGKILL' = 'SIGTERM'): Promise<void> => {
     if (exited) return;
     child.kill(signal);
