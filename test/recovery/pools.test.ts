@@ -15,7 +15,7 @@ afterAll(async () => {
 });
 
 describe('pools admin API', () => {
-  it('stores the API.md example and shows it, defaults filled in', async () => {
+  it('stores the docs/api.md example and shows it, defaults filled in', async () => {
     const put = await t.admin('PUT', '/v1/admin/pools/llm-pool', API_EXAMPLE_POOL);
     expect(put.status).toBe(200);
     expect(put.body).toMatchObject({

@@ -4,10 +4,10 @@
 // one lease TTL, never oversubscribe the budget, and hand out fencing numbers above every earlier
 // one, so a fencing-aware provider refuses the tokens granted before the loss.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, type PrivateRedis } from '../support/own-redis.js';
 import { startFencingProvider, type FencingProvider } from './support/fencing-provider.js';
 import { driveToProbing, fleetKey, putPool } from './support/fleet.js';
 import { call, startReplicas, type ReplicaSet } from './support/replicas.js';
-import { startPrivateRedis, type PrivateRedis } from './support/services.js';
 
 const LEASE_TTL_MS = 3000;
 const CONCURRENCY = 2;

@@ -1,4 +1,4 @@
-// The pool body of API.md's `PUT /v1/admin/pools/{id}` example, valid as written: core validation
+// The pool body of docs/api.md's `PUT /v1/admin/pools/{id}` example, valid as written: core validation
 // and the admin API are tested against the same body.
 export const API_EXAMPLE_POOL = {
   dependencies: ['llm-provider'],

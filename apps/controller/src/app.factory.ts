@@ -47,7 +47,7 @@ export async function createControllerApp(
     app,
     new DocumentBuilder()
       .setTitle('Recloser controller')
-      .setDescription('Recovery controller for distributed circuit breakers (API.md)')
+      .setDescription('Recovery controller for distributed circuit breakers (docs/api.md)')
       .setVersion('1')
       .addBearerAuth()
       .build(),

@@ -1,11 +1,13 @@
 // npm run demo: Recloser on the real stack in about 90 seconds. Starts the controller (against
-// DATABASE_URL, default postgres://postgres@127.0.0.1:5432/recloser_demo, created if missing; and
-// REDIS_URL), 30 SDK workers calling a fake provider on loopback, an outage from t+15 s to t+40 s,
-// and prints the timeline: the workers trip, the group opens by quorum, one prober tests the
-// provider, the ramp steps up, the group closes. Stops by itself.
+// DATABASE_URL, default recloser_demo on the server of TEST_POSTGRES_URL, itself by default
+// postgres://postgres@127.0.0.1:5432, created if missing; and REDIS_URL), 30 SDK workers calling
+// a fake provider on loopback, an outage from t+15 s to t+40 s, and prints the timeline: the
+// workers trip, the group opens by quorum, one prober tests the provider, the ramp steps up, the
+// group closes. Stops by itself.
 import { runLive } from './live/live.js';
+import { TEST_POSTGRES_URL } from './live/testDatabase.js';
 
-const DEMO_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/recloser_demo';
+const DEMO_DATABASE_URL = `${TEST_POSTGRES_URL}/recloser_demo`;
 
 console.log('Recloser demo: 30 workers, one provider, a 25 s outage. About 90 seconds; Ctrl-C stops it.\n');
 runLive({

@@ -1,4 +1,4 @@
-// The REST wire types of API.md, shared by the controller, the SDK and the simulator so all
+// The REST wire types of docs/api.md, shared by the controller, the SDK and the simulator so all
 // three speak exactly one contract. Field names are public: add, never rename or remove.
 
 /** The classified result of one call (see outcome/Outcome.ts for the classification table). */

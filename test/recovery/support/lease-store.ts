@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll } from 'vitest';
 import { FencingRepository } from '../../../apps/controller/src/pools/fencing.repository.js';
 import { ProbeLeaseStore } from '../../../apps/controller/src/probes/probe-lease.store.js';
-import { createTestDatabase, testPrefix, type TestDatabase } from './services.js';
+import { createMigratedDatabase, testPrefix, type MigratedDatabase } from './services.js';
 
 export interface LeaseStoreFixture {
   store: ProbeLeaseStore;
@@ -18,9 +18,9 @@ export interface LeaseStoreFixture {
  */
 export function useLeaseStore(label: string): LeaseStoreFixture {
   const fixture = {} as LeaseStoreFixture;
-  let db: TestDatabase;
+  let db: MigratedDatabase;
   beforeAll(async () => {
-    db = await createTestDatabase(label);
+    db = await createMigratedDatabase(label);
     fixture.redis = new Redis('redis://127.0.0.1:6379');
     fixture.prefix = testPrefix(label);
     fixture.store = new ProbeLeaseStore(fixture.redis, new FencingRepository(db.dataSource), fixture.prefix);

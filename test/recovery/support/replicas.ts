@@ -1,12 +1,15 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape; each test asserts the fields it needs */
 // Controller replicas as separate processes (the built dist), each on a free loopback port, all on
 // one database and one Redis: how the controller runs in production behind a load balancer.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { freePort } from './services.js';
+import {
+  startController,
+  type ControllerProcess,
+} from '../../../apps/simulator/src/live/ControllerProcess.js';
+import { testDatabase } from '../../support/test-database.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const ADMIN_TOKEN = `recovery-admin-${randomBytes(8).toString('hex')}`;
@@ -20,14 +23,8 @@ export async function buildOnce(): Promise<void> {
   built = true;
 }
 
-export interface Replica {
-  url: string;
-  process: ChildProcess;
-  output: () => string;
-}
-
 export interface ReplicaSet {
-  replicas: Replica[];
+  replicas: ControllerProcess[];
   databaseName: string;
   databaseUrl: string;
   stop(): Promise<void>;
@@ -39,71 +36,38 @@ export interface ReplicaSet {
  */
 export async function startReplicas(count: number, env: NodeJS.ProcessEnv = {}): Promise<ReplicaSet> {
   await buildOnce();
-  const databaseName = `recloser_replicas_${randomBytes(5).toString('hex')}`;
-  const databaseUrl = `postgres://postgres@127.0.0.1:5432/${databaseName}`;
-  const replicas: Replica[] = [];
-  const startOne = async (): Promise<Replica> => {
-    const port = await freePort();
-    let out = '';
-    const child = spawn(process.execPath, ['apps/controller/dist/main.js'], {
-      cwd: ROOT,
+  const db = testDatabase('replicas');
+  const replicas: ControllerProcess[] = [];
+  const startOne = () =>
+    startController({
       env: {
         PATH: process.env.PATH,
         NODE_ENV: 'production',
-        PORT: String(port),
-        DATABASE_URL: databaseUrl,
+        DATABASE_URL: db.url,
         REDIS_URL: 'redis://127.0.0.1:6379',
         RECLOSER_ADMIN_TOKEN: ADMIN_TOKEN,
         RECLOSER_HEARTBEAT_INTERVAL_MS: '200',
         RECLOSER_HEARTBEAT_TTL_MS: '1000',
         ...env,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      readyTimeoutMs: 30_000,
     });
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const url = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 300; i++) {
-      if (child.exitCode !== null) throw new Error(`replica exited (${child.exitCode}): ${out.slice(-2000)}`);
-      try {
-        if ((await fetch(`${url}/health/ready`)).status === 200)
-          return { url, process: child, output: () => out };
-      } catch {
-        // not listening yet
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    child.kill('SIGKILL');
-    throw new Error(`replica on ${url} not ready in 30 s: ${out.slice(-2000)}`);
-  };
   const stop = async () => {
-    await Promise.all(
-      replicas.map(
-        (r) =>
-          new Promise<void>((resolve) => {
-            if (r.process.exitCode !== null) return resolve();
-            const timer = setTimeout(() => r.process.kill('SIGKILL'), 5000);
-            r.process.once('exit', () => {
-              clearTimeout(timer);
-              resolve();
-            });
-            r.process.kill('SIGTERM');
-          }),
-      ),
-    );
-    const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-    await admin.connect();
-    await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await admin.end();
+    await Promise.all(replicas.map((r) => r.stop()));
+    await db.drop();
   };
   try {
     replicas.push(await startOne());
-    replicas.push(...(await Promise.all(Array.from({ length: count - 1 }, startOne))));
+    // settled, not all: a replica that did start is still stopped when another fails
+    const rest = await Promise.allSettled(Array.from({ length: count - 1 }, startOne));
+    for (const r of rest) if (r.status === 'fulfilled') replicas.push(r.value);
+    const failed = rest.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   } catch (err) {
     await stop();
     throw err;
   }
-  return { replicas, databaseName, databaseUrl, stop };
+  return { replicas, databaseName: db.name, databaseUrl: db.url, stop };
 }
 
 /** JSON over HTTP with a bearer token; the body is parsed when it is JSON. */

@@ -37,7 +37,7 @@ const DRIVER_UNAVAILABLE =
 // ioredis giving up on a command; the probe lease store losing its data again and again mid-grant
 const STORE_UNAVAILABLE_ERRORS = new Set(['MaxRetriesPerRequestError', 'LeaseStoreUnavailableError']);
 
-/** Postgres or Redis did not answer: API.md says 503 with Retry-After, so clients fall back instead of waiting. */
+/** Postgres or Redis did not answer: docs/api.md says 503 with Retry-After, so clients fall back instead of waiting. */
 export function storeUnavailable(err: unknown): HttpErrorBody | null {
   const e = err as { code?: unknown; message?: unknown; name?: unknown; driverError?: unknown };
   if (!e || typeof e !== 'object') return null;
@@ -56,7 +56,7 @@ export function storeUnavailable(err: unknown): HttpErrorBody | null {
   return e.driverError ? storeUnavailable(e.driverError) : null;
 }
 
-/** Every error leaves as API.md's JSON; anything unexpected is logged and becomes a plain 500. */
+/** Every error leaves as docs/api.md's JSON; anything unexpected is logged and becomes a plain 500. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger(AllExceptionsFilter.name);

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 
-/** The one error shape of API.md: `{ statusCode, error, message }`. */
+/** The one error shape of docs/api.md: `{ statusCode, error, message }`. */
 export interface HttpErrorBody {
   statusCode: number;
   error: string;

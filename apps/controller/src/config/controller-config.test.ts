@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './controller-config.js';
 const prod = { NODE_ENV: 'production', RECLOSER_ADMIN_TOKEN: 'a-long-enough-admin-token' };
 
 describe('loadConfig', () => {
-  it('applies the defaults of API.md', () => {
+  it('applies the defaults of docs/api.md', () => {
     const c = loadConfig(prod);
     expect(c).toMatchObject({
       port: 3000,

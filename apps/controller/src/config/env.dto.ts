@@ -13,7 +13,7 @@ const toBool = ({ value }: { value: unknown }): unknown => {
 };
 
 // Decorators register bottom-up: the type check sits nearest the property so it is reported first.
-/** The controller's environment, as API.md's Operations section lists it. Validated once at boot. */
+/** The controller's environment, as docs/api.md's Operations section lists it. Validated once at boot. */
 export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['development', 'test', 'production'])

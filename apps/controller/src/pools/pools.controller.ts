@@ -16,7 +16,7 @@ export class PoolsController {
     description: '400 lists every field error; 409 when a dependency already draws on another pool.',
   })
   @ApiBody({
-    schema: { type: 'object', description: 'API.md: dependencies, probe, capacity, ramp, fallback' },
+    schema: { type: 'object', description: 'docs/api.md: dependencies, probe, capacity, ramp, fallback' },
   })
   put(@Param('id') id: string, @Body() body: unknown): Promise<PoolView> {
     return this.pools.put(id, body);

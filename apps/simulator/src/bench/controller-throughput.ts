@@ -4,16 +4,14 @@
 // answering JSON in this process, measured in the same run with the same client over loopback: a
 // bounded number of requests at a bounded concurrency. The replica is the built dist, as a child
 // process, on a database and Redis key prefix of its own.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import pg from 'pg';
+import { startController } from '../live/ControllerProcess.js';
+import { testDatabase } from '../live/testDatabase.js';
 import { formatTable } from './table.js';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const REQUESTS = 4000;
 const CONCURRENCY = 32;
 const WARMUP = 300;
@@ -49,7 +47,22 @@ export async function run(): Promise<void> {
   await bare.listen({ port: 0, host: '127.0.0.1' });
   const barePort = (bare.server.address() as AddressInfo).port;
 
-  const controller = await startController();
+  const database = testDatabase('bench');
+  const controller = await startController({
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      DATABASE_URL: database.url,
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      RECLOSER_ADMIN_TOKEN: ADMIN_TOKEN,
+      RECLOSER_HEARTBEAT_INTERVAL_MS: '200',
+      RECLOSER_HEARTBEAT_TTL_MS: '1000',
+    },
+  }).catch(async (err: unknown) => {
+    await database.drop();
+    await bare.close();
+    throw err;
+  });
   try {
     const setup = await prepare(controller.port);
     // each endpoint against a bare Fastify route that parses the same body (the framework's own cost)
@@ -81,6 +94,7 @@ export async function run(): Promise<void> {
     console.log(formatTable(rows));
   } finally {
     await controller.stop();
+    await database.drop();
     await bare.close();
   }
 }
@@ -241,60 +255,3 @@ async function prepare(port: number): Promise<Setup> {
 }
 
 const ADMIN_TOKEN = `bench-admin-${randomBytes(8).toString('hex')}`;
-
-async function startController(): Promise<{ port: number; stop(): Promise<void> }> {
-  const port = await freePort();
-  const database = `recloser_bench_${randomBytes(5).toString('hex')}`;
-  let out = '';
-  const child: ChildProcess = spawn(process.execPath, ['apps/controller/dist/main.js'], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      PORT: String(port),
-      DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${database}`,
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      RECLOSER_ADMIN_TOKEN: ADMIN_TOKEN,
-      RECLOSER_HEARTBEAT_INTERVAL_MS: '200',
-      RECLOSER_HEARTBEAT_TTL_MS: '1000',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const stop = async () => {
-    if (child.exitCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    }
-    const c = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-    await c.end();
-  };
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null) throw new Error(`controller exited: ${out.slice(-1000)}`);
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health/ready`)).status === 200) return { port, stop };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  await stop();
-  throw new Error(`controller not ready in 30 s: ${out.slice(-1000)}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}

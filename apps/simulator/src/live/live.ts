@@ -3,9 +3,12 @@
 // switched on and off on a schedule; the controller's state transitions are printed as they
 // happen. Bounded: it stops after `seconds`.
 import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createRecloser, isBreakerOpenError, type Breaker, type Recloser } from '@recloser/client';
-import { startController, type StartedController } from './ControllerProcess.js';
+import { startController, type ControllerProcess } from './ControllerProcess.js';
 import { FakeProvider } from './FakeProvider.js';
+import { TEST_POSTGRES_URL } from './testDatabase.js';
 
 export interface LiveOptions {
   instances: number;
@@ -20,7 +23,7 @@ export interface LiveOptions {
   log?: (line: string) => void;
 }
 
-export const DEFAULT_LIVE_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/recloser_live';
+export const DEFAULT_LIVE_DATABASE_URL = `${TEST_POSTGRES_URL}/recloser_live`;
 
 interface Counts {
   attempts: number;
@@ -64,7 +67,7 @@ export async function runLive(opts: LiveOptions): Promise<void> {
   const started = Date.now();
   const stamp = (): string => `t+${((Date.now() - started) / 1000).toFixed(1).padStart(5)}s`;
 
-  let controller: StartedController | null = null;
+  let controller: ControllerProcess | null = null;
   const provider = new FakeProvider({
     concurrency: Math.max(4, Math.ceil(opts.instances / 2)),
     latencyMs: 40,
@@ -98,10 +101,21 @@ export async function runLive(opts: LiveOptions): Promise<void> {
       const databaseUrl = opts.databaseUrl ?? process.env.DATABASE_URL ?? DEFAULT_LIVE_DATABASE_URL;
       const redisUrl = opts.redisUrl ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
       log(`${stamp()}  starting the controller (node apps/controller/dist/main.js) on ${databaseUrl} …`);
-      controller = await startController({ databaseUrl, redisUrl });
+      adminToken = randomBytes(24).toString('hex');
+      const logFile = join(tmpdir(), `recloser-live-controller-${suffix}.log`);
+      controller = await startController({
+        env: {
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          REDIS_URL: redisUrl,
+          RECLOSER_ADMIN_TOKEN: adminToken,
+          // its own key space, so a live run never touches other users of the same Redis
+          RECLOSER_REDIS_PREFIX: `recloser-live-${suffix}`,
+        },
+        logFile,
+      });
       url = controller.url;
-      adminToken = controller.adminToken;
-      log(`${stamp()}  controller ready at ${url} (log: ${controller.logFile})`);
+      log(`${stamp()}  controller ready at ${url} (log: ${logFile})`);
     }
     const providerUrl = await provider.start();
     log(

@@ -24,7 +24,7 @@ import { classifyResponse, isResponseLike, type Classified } from '../classify/C
 import { EventEmitter, type Event } from '../common/Event.js';
 import { BreakerOpenError, type RefusalReason } from '../errors/Errors.js';
 
-/** The instance-side states of ARCHITECTURE.md. */
+/** The instance-side states of docs/architecture.md. */
 export type BreakerState = 'closed' | 'local_open' | 'self_probe' | 'paused' | 'admitted' | 'fallback';
 
 export interface BreakerOptions {

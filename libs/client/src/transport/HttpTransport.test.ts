@@ -88,7 +88,7 @@ afterEach(async () => {
 });
 
 describe('SDK over real HTTP against a loopback server', () => {
-  it('posts the heartbeat body of API.md with the Bearer key, and applies the plan (pause, then the probe)', async () => {
+  it('posts the heartbeat body of docs/api.md with the Bearer key, and applies the plan (pause, then the probe)', async () => {
     let round = 0;
     answer = (req, res) => {
       if (req.url === '/v1/heartbeats') {

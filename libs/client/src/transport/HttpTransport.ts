@@ -1,4 +1,4 @@
-// The default transport: the REST API of API.md over fetch, with the fleet key as Bearer token.
+// The default transport: the REST API of docs/api.md over fetch, with the fleet key as Bearer token.
 import type { HeartbeatRequest, HeartbeatResponse, ProbeGrant, ProbeResultRequest } from '@recloser/core';
 import { parseRetryAfterMs } from '@recloser/core';
 import { TransportError } from '../errors/Errors.js';

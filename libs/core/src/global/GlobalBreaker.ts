@@ -1,4 +1,4 @@
-// The global lifecycle of one breaker (ARCHITECTURE.md), as pure functions of a serialisable
+// The global lifecycle of one breaker (docs/architecture.md), as pure functions of a serialisable
 // state: CLOSED → OPEN on a quorum of live instances; OPEN → PROBING after a jittered,
 // exponentially growing cooldown; PROBING → RAMPING(0) after enough probes pass the gates; a
 // stepped ramp that only climbs while the gates hold, settles below a step the provider cannot

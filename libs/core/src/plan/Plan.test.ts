@@ -23,7 +23,7 @@ function input(state: GlobalState, over: Partial<PlanInput> = {}): PlanInput {
 }
 
 describe('buildPlan', () => {
-  it('shapes the API.md example for a ramping breaker', () => {
+  it('shapes the docs/api.md example for a ramping breaker', () => {
     expect(buildPlan(input('ramping', { probe: null }))).toEqual({
       dependency: 'llm-provider',
       breakerId: 'b-1',

@@ -1,5 +1,5 @@
 // The pool a dependency gets when nobody configured one, and how a partial PUT body lands on it.
-// Values follow the API.md example, scaled to one modest standard class.
+// Values follow the docs/api.md example, scaled to one modest standard class.
 import type { TrafficClass } from '../wire.js';
 import type {
   ClassCapacity,

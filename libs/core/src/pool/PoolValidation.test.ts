@@ -10,7 +10,7 @@ function errorsOf(body: unknown): string[] {
 }
 
 describe('DEFAULT_POOL', () => {
-  it('gives a dependency its own pool with the API.md values', () => {
+  it('gives a dependency its own pool with the docs/api.md values', () => {
     const p = DEFAULT_POOL('llm-provider', 'llm-provider');
     expect(p.id).toBe('llm-provider');
     expect(p.dependencies).toEqual(['llm-provider']);
@@ -54,7 +54,7 @@ describe('mergePool', () => {
 });
 
 describe('validatePoolInput', () => {
-  it('accepts the API.md example and fills the fields it leaves out', () => {
+  it('accepts the docs/api.md example and fills the fields it leaves out', () => {
     const r = validatePoolInput(API_EXAMPLE_POOL);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
