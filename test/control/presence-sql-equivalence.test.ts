@@ -12,17 +12,17 @@ import { BreakerEntity } from '../../apps/controller/src/breakers/breaker.entity
 import { VerdictEntity } from '../../apps/controller/src/breakers/verdict.entity.js';
 import { VerdictsRepository } from '../../apps/controller/src/breakers/verdicts.repository.js';
 import type { ControllerConfig } from '../../apps/controller/src/config/controller-config.js';
-import { createTestDatabase, type TestDatabase } from '../recovery/support/services.js';
+import { createMigratedDatabase, type MigratedDatabase } from '../recovery/support/services.js';
 
 const TTL = 1000;
 const INSTANCES = ['a', 'b', 'c'];
 
-let db: TestDatabase;
+let db: MigratedDatabase;
 let withEntities: DataSource;
 let sql: VerdictsRepository;
 
 beforeAll(async () => {
-  db = await createTestDatabase('presence_eq');
+  db = await createMigratedDatabase('presence_eq');
   withEntities = new DataSource({ type: 'postgres', url: db.url, entities: [BreakerEntity, VerdictEntity] });
   await withEntities.initialize();
   sql = new VerdictsRepository(withEntities, { heartbeatTtlMs: TTL } as ControllerConfig);

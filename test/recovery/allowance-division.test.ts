@@ -48,7 +48,7 @@ afterAll(async () => {
 });
 
 describe('allowance division per period', () => {
-  it('gives every heartbeat of a period, on two replicas, shares of one division and reads live demand once (spy counts the presence store\'s liveDemand)', async () => {
+  it("gives every heartbeat of a period, on two replicas, shares of one division and reads live demand once (spy counts the presence store's liveDemand)", async () => {
     // the instances report their demand (healthy, so the breaker stays CLOSED: the plans below are
     // asked for a RAMPING view of it directly, as the heartbeat service would after a transition)
     const beats = await Promise.all(
@@ -101,20 +101,11 @@ describe('allowance division per period', () => {
     // replica A's heartbeats arrive together (they share the one division A makes), then replica B's
     // (it finds the stored division). Replicas racing at a period's start would each divide once, but
     // only the first stored division is handed out: every share is read back from Redis.
-    const onA = await Promise.all([
-      planFor(replicaA, 'a', at),
-      planFor(replicaA, 'b', at + 10),
-    ]);
-    const onB = await Promise.all([
-      planFor(replicaB, 'c', at + 20),
-      planFor(replicaB, 'd', at + 30),
-    ]);
+    const onA = await Promise.all([planFor(replicaA, 'a', at), planFor(replicaA, 'b', at + 10)]);
+    const onB = await Promise.all([planFor(replicaB, 'c', at + 20), planFor(replicaB, 'd', at + 30)]);
     const plans = [...onA, ...onB];
     // one more heartbeat of the period on each replica, after the division is stored
-    const again = await Promise.all([
-      planFor(replicaB, 'a', at + 40),
-      planFor(replicaA, 'c', at + 50),
-    ]);
+    const again = await Promise.all([planFor(replicaB, 'a', at + 40), planFor(replicaA, 'c', at + 50)]);
     // an instance that appeared after the division waits for the next period
     const late = await planFor(replicaA, 'late', at + 60);
 

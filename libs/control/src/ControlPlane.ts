@@ -399,11 +399,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   // ---- operators -------------------------------------------------------------------------------
 
   /** force_open / force_close / pause_ramp / resume_ramp, recorded like every other transition. */
-  async operatorAction(
-    breakerId: string,
-    action: OperatorAction,
-    reason: string,
-  ): Promise<C> {
+  async operatorAction(breakerId: string, action: OperatorAction, reason: string): Promise<C> {
     const breaker = await this.ports.breakers.get(breakerId);
     if (!breaker) throw new ControlError('not_found', `breaker ${breakerId} not found`);
     const pool = await this.ports.pools.resolve(breaker.dependency);
@@ -467,7 +463,11 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   }
 
   /** Instances of `rows` locally open past isolationAfterMs while the breaker is CLOSED (bad nodes). */
-  isolatedIn(breaker: BreakerRecord, rows: readonly VerdictRow[], now = this.ports.clock.now()): IsolatedInstance[] {
+  isolatedIn(
+    breaker: BreakerRecord,
+    rows: readonly VerdictRow[],
+    now = this.ports.clock.now(),
+  ): IsolatedInstance[] {
     return findIsolated(rows, {
       now,
       heartbeatTtlMs: this.settings.heartbeatTtlMs,

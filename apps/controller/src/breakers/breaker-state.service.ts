@@ -14,7 +14,12 @@ import {
   type TransitionScope,
   withAudit,
 } from '@recloser/control';
-import { initialGlobalState, type Clock, type GlobalBreakerState, type QuorumFiguresWire } from '@recloser/core';
+import {
+  initialGlobalState,
+  type Clock,
+  type GlobalBreakerState,
+  type QuorumFiguresWire,
+} from '@recloser/core';
 import { CONTROL_CLOCK } from '../control/clock.js';
 import { DataSource, In, Not } from 'typeorm';
 import { OutboxService } from '../outbox/outbox.service.js';
@@ -136,7 +141,9 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
 
   async getMany(breakerIds: readonly string[]): Promise<BreakerEntity[]> {
     if (breakerIds.length === 0) return [];
-    return this.db.getRepository(BreakerEntity).find({ where: { id: In([...breakerIds]) }, order: { id: 'ASC' } });
+    return this.db
+      .getRepository(BreakerEntity)
+      .find({ where: { id: In([...breakerIds]) }, order: { id: 'ASC' } });
   }
 
   /** One round trip: the rows and their live/open verdict counts. */

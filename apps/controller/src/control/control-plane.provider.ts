@@ -45,7 +45,19 @@ export const controlPlaneProvider: Provider = {
   ) => {
     const logger = new Logger(ControlPlane.name);
     return new ControlPlane(
-      { presence, breakers, groups, pools, leases, evidence, divisions, watches, events, clock, rng: mathRng },
+      {
+        presence,
+        breakers,
+        groups,
+        pools,
+        leases,
+        evidence,
+        divisions,
+        watches,
+        events,
+        clock,
+        rng: mathRng,
+      },
       {
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         heartbeatTtlMs: config.heartbeatTtlMs,

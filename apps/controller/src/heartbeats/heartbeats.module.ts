@@ -6,9 +6,7 @@ import { InstanceEntity } from './instance.entity.js';
 import { PruneSilentInstancesJob } from './prune-silent-instances.job.js';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([InstanceEntity]),
-  ],
+  imports: [TypeOrmModule.forFeature([InstanceEntity])],
   controllers: [HeartbeatsController],
   providers: [HeartbeatsService, PruneSilentInstancesJob],
 })

@@ -44,7 +44,9 @@ export class FencingRepository implements FencingBlocks {
   }
 
   async pools(): Promise<string[]> {
-    const rows: { pool_id: string }[] = await this.db.query(`SELECT pool_id FROM probe_fencing ORDER BY pool_id`);
+    const rows: { pool_id: string }[] = await this.db.query(
+      `SELECT pool_id FROM probe_fencing ORDER BY pool_id`,
+    );
     return rows.map((r) => r.pool_id);
   }
 }

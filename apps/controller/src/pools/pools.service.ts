@@ -2,7 +2,13 @@
 // lease, heartbeat and ramp tick needs: dependency -> its pool, or the default pool.
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DEFAULT_POOL, defaultPoolId, poolIdProblem, validatePoolInput, type PoolConfig } from '@recloser/core';
+import {
+  DEFAULT_POOL,
+  defaultPoolId,
+  poolIdProblem,
+  validatePoolInput,
+  type PoolConfig,
+} from '@recloser/core';
 import { DataSource } from 'typeorm';
 import { PoolDependencyEntity } from './pool-dependency.entity.js';
 import { PoolEntity } from './pool.entity.js';

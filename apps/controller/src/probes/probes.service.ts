@@ -16,7 +16,11 @@ export class ProbesService {
   }
 
   /** A token of another group's breaker is refused (403) before anything changes. */
-  reportResult(principal: FleetPrincipal, token: string, dto: ProbeResultDto): Promise<ProbeResultAcceptedDto> {
+  reportResult(
+    principal: FleetPrincipal,
+    token: string,
+    dto: ProbeResultDto,
+  ): Promise<ProbeResultAcceptedDto> {
     return this.plane.probeResult(token, dto, (group) => assertGroupAllowed(principal, group));
   }
 }

@@ -10,7 +10,6 @@ import { QueueService } from '../queues/queue.service.js';
 @Injectable()
 @JobHandler(JobName.RampTick)
 export class RampTickHandler implements JobHandlerInstance, OnApplicationBootstrap {
-
   constructor(
     private readonly plane: ControlPlane,
     private readonly queues: QueueService,

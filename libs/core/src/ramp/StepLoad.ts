@@ -34,9 +34,12 @@ export function fleetDemand(
 }
 
 /** A reported demand with only its finite, positive figures (what fleetDemand counts), as a new object. */
-export function positiveDemand(raw: Readonly<Record<TrafficClass, unknown>> | undefined): Record<TrafficClass, number> {
+export function positiveDemand(
+  raw: Readonly<Record<TrafficClass, unknown>> | undefined,
+): Record<TrafficClass, number> {
   const out: Record<TrafficClass, number> = {};
-  for (const [cls, v] of Object.entries(raw ?? {})) if (typeof v === 'number' && Number.isFinite(v) && v > 0) out[cls] = v;
+  for (const [cls, v] of Object.entries(raw ?? {}))
+    if (typeof v === 'number' && Number.isFinite(v) && v > 0) out[cls] = v;
   return out;
 }
 
