@@ -10,6 +10,7 @@ import { GroupsModule } from './groups/groups.module.js';
 import { HealthModule } from './health/health.module.js';
 import { HeartbeatsModule } from './heartbeats/heartbeats.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { OutboxModule } from './outbox/outbox.module.js';
 import { PoolsModule } from './pools/pools.module.js';
 import { ProbesModule } from './probes/probes.module.js';
 import { QueuesModule } from './queues/queues.module.js';
@@ -28,6 +29,7 @@ export class AppModule {
         DatabaseModule,
         RedisModule,
         QueuesModule,
+        OutboxModule,
         ControlModule,
         HealthModule,
         MetricsModule,

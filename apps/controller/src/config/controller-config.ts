@@ -21,6 +21,10 @@ export class ControllerConfig {
   readonly isolationAfterMs: number;
   /** Prefix of every Redis key (BullMQ included); one per database by default, so controllers of different databases never share keys or jobs. */
   readonly redisPrefix: string;
+  /** the outbox relay looks for unpublished events this often (a commit's kick() is sooner) */
+  readonly outboxPollMs: number;
+  /** false: this replica writes events but leaves relaying them to the others */
+  readonly outboxRelay: boolean;
 
   constructor(values: Omit<ControllerConfig, 'databaseName'>) {
     Object.assign(this, values);
@@ -83,5 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
     heartbeatTtlMs: ttlMs,
     isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,
     redisPrefix: parsed.RECLOSER_REDIS_PREFIX ?? `recloser:${databaseNameOf(databaseUrl)}`,
+    outboxPollMs: parsed.RECLOSER_OUTBOX_POLL_MS ?? 250,
+    outboxRelay: parsed.RECLOSER_OUTBOX_RELAY ?? true,
   });
 }

@@ -74,4 +74,15 @@ export class EnvironmentVariables {
   @IsString()
   @Matches(/^[A-Za-z0-9:_-]+$/, { message: 'RECLOSER_REDIS_PREFIX may hold letters, digits, : _ -' })
   RECLOSER_REDIS_PREFIX?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(10)
+  @IsInt({ message: 'RECLOSER_OUTBOX_POLL_MS must be an integer number of milliseconds' })
+  RECLOSER_OUTBOX_POLL_MS?: number;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'RECLOSER_OUTBOX_RELAY must be true or false' })
+  RECLOSER_OUTBOX_RELAY?: boolean;
 }

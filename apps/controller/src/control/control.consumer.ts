@@ -1,6 +1,6 @@
 import { Injectable, OnModuleInit } from '@nestjs/common';
 import { ControlPlane } from '@recloser/control';
-import { OutboxConsumers } from '../outbox/outbox.consumers.js';
+import { OutboxConsumers } from '../outbox/outbox-consumers.js';
 
 /** The control layer's own consumer of the event seam (probe tokens of a breaker that left PROBING). */
 @Injectable()

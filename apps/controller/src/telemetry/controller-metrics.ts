@@ -20,3 +20,12 @@ export function countTransition(from: string, to: string, actor: string): void {
     description: 'global breaker transitions written to the log',
   })).add(1, { from, to, actor });
 }
+
+let controlEvents: ReturnType<ReturnType<typeof meter>['createCounter']> | null = null;
+
+/** recloser_control_events_total{type}: events of the event seam relayed from the outbox (once per id per process). */
+export function countControlEvent(type: string): void {
+  (controlEvents ??= meter().createCounter('recloser_control_events', {
+    description: 'control events relayed from the outbox, by type',
+  })).add(1, { type });
+}
