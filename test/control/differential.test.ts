@@ -65,7 +65,7 @@ function logged(t: Omit<Logged, 'quorum'> & { figures?: any; formedBy?: string[]
     fromStep: t.fromStep,
     step: t.step,
     actor: t.actor,
-    reason: t.reason.replace(/\d+ ms/g, 'N ms'),
+    reason: t.reason.replace(/\d+(\.\d+)? ms/g, 'N ms'),
     quorum: q ? { open: q.open, live: q.live, threshold: q.threshold, formedBy: q.formedBy ?? null } : null,
   };
 }
