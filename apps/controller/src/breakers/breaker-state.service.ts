@@ -11,7 +11,7 @@ import { countTransition } from '../telemetry/controller-metrics.js';
 import { canonicalJson } from '../transitions/transition-chain.js';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
 import { TransitionsService } from '../transitions/transitions.service.js';
-import { BreakerEntity } from './breaker.entity.js';
+import { BreakerEntity, WHOLE_GROUP } from './breaker.entity.js';
 
 export interface TransitionContext {
   /** the breaker row as locked (before the decision) */
@@ -91,10 +91,8 @@ export class BreakerStateService {
   ): Promise<Map<string, BreakerEntity>> {
     const repo = this.db.getRepository(BreakerEntity);
     const dependencies = wanted.map((w) => w.dependency);
-    const byDependency = async () =>
-      new Map(
-        (await repo.find({ where: { group, dependency: In(dependencies) } })).map((b) => [b.dependency, b]),
-      );
+    const where = { group, dependency: In(dependencies), ...WHOLE_GROUP };
+    const byDependency = async () => new Map((await repo.find({ where })).map((b) => [b.dependency, b]));
     let found = await byDependency();
     const missing = wanted.filter((w) => !found.has(w.dependency));
     if (missing.length > 0) {
@@ -106,7 +104,7 @@ export class BreakerStateService {
           missing.map((w) => ({
             group,
             dependency: w.dependency,
-            region: null,
+            ...WHOLE_GROUP,
             poolId: w.poolId,
             state: state.state,
             epoch: state.epoch,

@@ -7,7 +7,7 @@ import { mathRng, onProbeResult } from '@recloser/core';
 import { Repository } from 'typeorm';
 import { assertGroupAllowed, type FleetPrincipal } from '../auth/fleet-principal.js';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
-import { BreakerEntity } from '../breakers/breaker.entity.js';
+import { BreakerEntity, WHOLE_GROUP } from '../breakers/breaker.entity.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { RAMP_TICK_MS } from '../ramp/ramp-tick.handler.js';
 import type { LeaseProbeDto, ProbeLeaseDto } from './dto/lease-probe.dto.js';
@@ -138,7 +138,7 @@ export class ProbesService {
   }
 
   private async findBreaker(group: string, dependency: string): Promise<BreakerEntity> {
-    const breaker = await this.breakers.findOneBy({ group, dependency });
+    const breaker = await this.breakers.findOneBy({ group, dependency, ...WHOLE_GROUP });
     if (!breaker) {
       throw new NotFoundException(
         `no breaker for group "${group}" and dependency "${dependency}": instances create it with their heartbeats`,
