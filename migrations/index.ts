@@ -2,11 +2,13 @@
 import { Spine1764684000000 } from './1764684000000-Spine.js';
 import { RecoveryPools1764684600000 } from './1764684600000-RecoveryPools.js';
 import { TransitionFromStep1764691200000 } from './1764691200000-TransitionFromStep.js';
+import { BreakerScope1764800000000 } from './1764800000000-BreakerScope.js';
 import { Outbox1764800600000 } from './1764800600000-Outbox.js';
 
 export const migrations = [
   Spine1764684000000,
   RecoveryPools1764684600000,
   TransitionFromStep1764691200000,
+  BreakerScope1764800000000,
   Outbox1764800600000,
 ];

@@ -3,7 +3,7 @@
 // and publish loses nothing; other events go through the EventSink port. Delivery is at least once,
 // in order per breaker, each event with a stable id, so consumers (metrics, token release, webhooks,
 // the dashboard's live view) deduplicate by id.
-import type { OperatorAction, TransitionRecord } from '@recloser/core';
+import { formatScope, type BreakerScope, type OperatorAction, type TransitionRecord } from '@recloser/core';
 import type { BreakerRecord, CommittedTransition } from './ports.js';
 
 export type ControlEventType =
@@ -27,6 +27,8 @@ export type ControlEventType =
 export interface TransitionEventData {
   group: string;
   dependency: string;
+  /** the breaker's scope, formatted (core formatScope): `group`, `region:eu-west`, … */
+  scope: string;
   region: string | null;
   from: TransitionRecord['from'];
   to: TransitionRecord['to'];
@@ -63,6 +65,7 @@ export function transitionEvents(committed: CommittedTransition): ControlEventDr
     const data: TransitionEventData = {
       group: b.group,
       dependency: b.dependency,
+      scope: formatScope({ kind: b.scopeKind, value: b.scopeValue } as BreakerScope),
       region: b.region,
       from: t.from,
       to: t.to,

@@ -18,6 +18,7 @@ import type {
   QuorumRow,
   RampSample,
   Rng,
+  ScopeKind,
   TrafficClass,
   TransitionRecord,
 } from '@recloser/core';
@@ -38,7 +39,11 @@ export interface BreakerRecord {
   id: string;
   group: string;
   dependency: string;
-  /** null: the whole group; else the region this breaker covers */
+  /** what the breaker covers: the whole group, or one region (later endpoint, model, credential) */
+  scopeKind: ScopeKind;
+  /** '' for the whole group; the region's (endpoint's, …) name otherwise */
+  scopeValue: string;
+  /** the region of a region scope, else null (what the API shows) */
   region: string | null;
   poolId: string;
   globalState: GlobalBreakerState;

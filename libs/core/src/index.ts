@@ -23,3 +23,6 @@ export * from './probe/FallbackProbeSpacing.js';
 export * from './controller/StepSample.js';
 export * from './global/GlobalBreaker.js';
 export * from './plan/Plan.js';
+export * from './global/StateVersion.js';
+export * from './pool/PoolVersion.js';
+export * from './scope/BreakerScope.js';

@@ -26,7 +26,7 @@ import { OutboxService } from '../outbox/outbox.service.js';
 import { canonicalJson } from '../transitions/transition-chain.js';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
 import { TransitionsService } from '../transitions/transitions.service.js';
-import { BreakerEntity } from './breaker.entity.js';
+import { BreakerEntity, WHOLE_GROUP } from './breaker.entity.js';
 import { VerdictsRepository } from './verdicts.repository.js';
 
 /** A commit as the controller keeps it: the control layer's records plus the hash-chained log rows. */
@@ -88,10 +88,8 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
   ): Promise<Map<string, BreakerEntity>> {
     const repo = this.db.getRepository(BreakerEntity);
     const dependencies = wanted.map((w) => w.dependency);
-    const byDependency = async () =>
-      new Map(
-        (await repo.find({ where: { group, dependency: In(dependencies) } })).map((b) => [b.dependency, b]),
-      );
+    const where = { group, dependency: In(dependencies), ...WHOLE_GROUP };
+    const byDependency = async () => new Map((await repo.find({ where })).map((b) => [b.dependency, b]));
     let found = await byDependency();
     const missing = wanted.filter((w) => !found.has(w.dependency));
     if (missing.length > 0) {
@@ -103,7 +101,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
           missing.map((w) => ({
             group,
             dependency: w.dependency,
-            region: null,
+            ...WHOLE_GROUP,
             poolId: w.poolId,
             state: state.state,
             epoch: state.epoch,
@@ -156,7 +154,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
   }
 
   async find(group: string, dependency: string): Promise<BreakerEntity | null> {
-    return this.db.getRepository(BreakerEntity).findOneBy({ group, dependency });
+    return this.db.getRepository(BreakerEntity).findOneBy({ group, dependency, ...WHOLE_GROUP });
   }
 
   async active(): Promise<BreakerEntity[]> {

@@ -9,6 +9,9 @@ import { PoolsService } from '../pools/pools.service.js';
 import { BreakerEntity } from './breaker.entity.js';
 import { VerdictsRepository } from './verdicts.repository.js';
 
+// a stable order: a dependency's breakers (its group's and its domains') stay together
+const BY_NAME = { group: 'ASC', dependency: 'ASC', scopeKind: 'ASC', scopeValue: 'ASC' } as const;
+
 /** Read views of breakers in the API.md shape. */
 @Injectable()
 export class BreakersService {
@@ -23,7 +26,7 @@ export class BreakersService {
   async list(groups: readonly string[]): Promise<BreakerSummary[]> {
     const rows = await this.breakers.find({
       where: { group: In([...groups]) },
-      order: { group: 'ASC', dependency: 'ASC' },
+      order: BY_NAME,
     });
     return this.summarise(rows);
   }
@@ -53,7 +56,7 @@ export class BreakersService {
   }
 
   async allWithCounts(): Promise<{ summary: BreakerSummary; counts: LiveCounts }[]> {
-    return this.summariseWithCounts(await this.breakers.find({ order: { group: 'ASC', dependency: 'ASC' } }));
+    return this.summariseWithCounts(await this.breakers.find({ order: BY_NAME }));
   }
 }
 

@@ -4,7 +4,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { LiveCounts, LiveDemand, PresenceReader, PresenceStore, VerdictRow } from '@recloser/control';
-import { isLocallyOpen, positiveDemand, REPORTED_STATES, type BreakerVerdict } from '@recloser/core';
+import {
+  isLocallyOpen,
+  positiveDemand,
+  REPORTED_STATES,
+  upgradeGlobalState,
+  type BreakerVerdict,
+} from '@recloser/core';
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
 import { BreakerEntity } from './breaker.entity.js';
@@ -161,11 +167,14 @@ interface RawBreaker {
   id: string;
   group_name: string;
   dependency: string;
+  scope_kind: BreakerEntity['scopeKind'];
+  scope_value: string;
   region: string | null;
   pool_id: string;
   state: BreakerEntity['state'];
   epoch: number;
-  global_state: BreakerEntity['globalState'];
+  /** as stored: any schema version up to the current one */
+  global_state: unknown;
   quorum: BreakerEntity['quorum'];
   formed_by: string[];
   version: number;
@@ -178,11 +187,14 @@ function fromRaw(r: RawBreaker): BreakerEntity {
     id: r.id,
     group: r.group_name,
     dependency: r.dependency,
+    scopeKind: r.scope_kind,
+    scopeValue: r.scope_value,
     region: r.region,
     poolId: r.pool_id,
     state: r.state,
     epoch: r.epoch,
-    globalState: r.global_state,
+    // raw SQL bypasses the entity's column transformer: upgrade as it would
+    globalState: upgradeGlobalState(r.global_state),
     quorum: r.quorum,
     formedBy: r.formed_by,
     version: r.version,

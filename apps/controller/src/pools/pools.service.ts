@@ -6,6 +6,7 @@ import {
   DEFAULT_POOL,
   defaultPoolId,
   poolIdProblem,
+  upgradePoolConfig,
   validatePoolInput,
   type PoolConfig,
 } from '@recloser/core';
@@ -70,12 +71,13 @@ export class PoolsService {
   async resolve(dependency: string): Promise<PoolConfig> {
     const cached = this.cache.get(dependency);
     if (cached && Date.now() - cached.at < RESOLVE_CACHE_MS) return cached.pool;
-    const rows: { id: string; config: PoolConfig }[] = await this.db.query(
+    const rows: { id: string; config: unknown }[] = await this.db.query(
       `SELECT p.id, p.config FROM pool_dependencies d JOIN pools p ON p.id = d.pool_id WHERE d.dependency = $1`,
       [dependency],
     );
+    // raw SQL bypasses the entity's column transformer: upgrade as it would
     const pool = rows[0]
-      ? { ...rows[0].config, id: rows[0].id }
+      ? { ...upgradePoolConfig(rows[0].config), id: rows[0].id }
       : DEFAULT_POOL(defaultPoolId(dependency), dependency);
     this.cache.set(dependency, { pool, at: Date.now() });
     return pool;
@@ -95,7 +97,7 @@ export class PoolsService {
 function toView(row: PoolEntity): PoolView {
   return {
     id: row.id,
-    ...row.config,
+    ...row.config, // read through core upgradePoolConfig (PoolEntity's column transformer)
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };

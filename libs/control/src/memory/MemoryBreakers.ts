@@ -59,6 +59,8 @@ export class MemoryBreakers implements BreakerStore {
           id,
           group,
           dependency: w.dependency,
+          scopeKind: 'group',
+          scopeValue: '',
           region: null,
           poolId: w.poolId,
           globalState: initialGlobalState(now),

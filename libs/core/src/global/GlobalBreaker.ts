@@ -18,8 +18,11 @@ import {
 } from '../ramp/Gates.js';
 import { describeLoad, stepLoad, type ClassLoad } from '../ramp/StepLoad.js';
 import type { GlobalState, TrafficClass } from '../wire.js';
+import { GLOBAL_STATE_VERSION } from './StateVersion.js';
 
 export interface GlobalBreakerState {
+  /** schema version of this state as stored (StateVersion.ts): states are upgraded when read */
+  v: number;
   state: GlobalState;
   /** +1 each time the breaker enters OPEN: probe tokens and results of an older epoch are stale */
   epoch: number;
@@ -156,7 +159,7 @@ function closedFields(now: number) {
 }
 
 export function initialGlobalState(now: number): GlobalBreakerState {
-  return { ...closedFields(now), epoch: 0 };
+  return { v: GLOBAL_STATE_VERSION, ...closedFields(now), epoch: 0, quorumQuietUntil: null };
 }
 
 function record(

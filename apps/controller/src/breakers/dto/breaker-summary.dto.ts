@@ -16,7 +16,12 @@ export class BreakerSummaryDto implements BreakerSummary {
   @ApiProperty() breakerId: string;
   @ApiProperty() group: string;
   @ApiProperty() dependency: string;
-  @ApiProperty({ type: String, nullable: true }) region: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "null for the group's own breaker; the region of a region-scoped breaker",
+  })
+  region: string | null;
   @ApiProperty() pool: string;
   @ApiProperty({ enum: ['closed', 'open', 'probing', 'ramping'] }) state: GlobalState;
   @ApiProperty() epoch: number;

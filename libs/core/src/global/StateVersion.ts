@@ -1,0 +1,44 @@
+// A breaker's global state is stored as JSON (breakers.global_state) and outlives the code that
+// wrote it: each stored state carries its schema version `v` and is upgraded here when read, so
+// the lifecycle functions only ever see the current shape. Versions:
+//   1: states stored before `v` existed; drainingUntil and quorumQuietUntil may be absent.
+//   2: `v` written on every save; every field present.
+import type { GlobalState } from '../wire.js';
+import type { GlobalBreakerState } from './GlobalBreaker.js';
+
+export const GLOBAL_STATE_VERSION = 2;
+
+const GLOBAL_STATES: readonly GlobalState[] = ['closed', 'open', 'probing', 'ramping'];
+
+/**
+ * A stored global state in the current shape (version GLOBAL_STATE_VERSION, every field present).
+ * Idempotent. Throws on what is not a global state, and on a version newer than this code knows
+ * (a newer replica wrote it: reading it as ours would drop what we do not understand).
+ */
+export function upgradeGlobalState(raw: unknown): GlobalBreakerState {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new Error(`global state: expected a JSON object, got ${raw === null ? 'null' : typeof raw}`);
+  const stored = raw as Partial<GlobalBreakerState> & Record<string, unknown>;
+  const v = stored.v ?? 1;
+  if (!Number.isInteger(v) || v < 1)
+    throw new Error(`global state: version must be a positive integer, got ${JSON.stringify(stored.v)}`);
+  if (v > GLOBAL_STATE_VERSION)
+    throw new Error(
+      `global state: stored with schema version ${v}, newer than this controller understands (${GLOBAL_STATE_VERSION}); run the newer controller`,
+    );
+  if (!GLOBAL_STATES.includes(stored.state as GlobalState))
+    throw new Error(`global state: unknown state ${JSON.stringify(stored.state)}`);
+  if (typeof stored.epoch !== 'number') throw new Error('global state: epoch is not a number');
+  return {
+    ...(stored as GlobalBreakerState),
+    // v1 → v2: fields added after the first stored states read as null (as GlobalBreaker.ts says)
+    drainingUntil: stored.drainingUntil ?? null,
+    quorumQuietUntil: stored.quorumQuietUntil ?? null,
+    v: GLOBAL_STATE_VERSION,
+  };
+}
+
+/** The state as it is written: stamped with the current version. */
+export function stampGlobalState(state: GlobalBreakerState): GlobalBreakerState {
+  return { ...state, v: GLOBAL_STATE_VERSION };
+}
