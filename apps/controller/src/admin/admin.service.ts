@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ControlPlane } from '@recloser/control';
 import {
   type BreakerSummary,
+  type Clock,
   DEFAULT_QUORUM,
   type GlobalBreakerState,
   type IsolatedInstance,
@@ -11,6 +12,7 @@ import {
   type QuorumPolicy,
 } from '@recloser/core';
 import type { StoredTransition } from '../breakers/breaker-state.service.js';
+import { CONTROL_CLOCK } from '../control/clock.js';
 import { DataSource } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
 import { BreakersService } from '../breakers/breakers.service.js';
@@ -72,10 +74,11 @@ export class AdminService {
     private readonly pools: PoolsService,
     private readonly transitions: TransitionsService,
     private readonly plane: ControlPlane<StoredTransition>,
+    @Inject(CONTROL_CLOCK) private readonly clock: Clock,
   ) {}
 
   async overview(): Promise<Overview> {
-    const now = Date.now();
+    const now = this.clock.now();
     const [withCounts, groups, configured] = await Promise.all([
       this.breakers.allWithCounts(),
       this.groups.all(),
@@ -120,7 +123,7 @@ export class AdminService {
   }
 
   async breaker(id: string): Promise<BreakerDetail> {
-    const now = Date.now();
+    const now = this.clock.now();
     const entity = await this.state.require(id);
     const [summary] = await this.breakers.summarise([entity]);
     const group = await this.groups.get(entity.group);

@@ -1,9 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { figuresFromCounts, type LiveCounts } from '@recloser/control';
-import { type BreakerSummary, DEFAULT_QUORUM, type QuorumFiguresWire } from '@recloser/core';
+import { type BreakerSummary, type Clock, DEFAULT_QUORUM, type QuorumFiguresWire } from '@recloser/core';
 import { In, Repository } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
+import { CONTROL_CLOCK } from '../control/clock.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { BreakerEntity } from './breaker.entity.js';
@@ -21,6 +22,7 @@ export class BreakersService {
     private readonly groups: FleetGroupsService,
     private readonly pools: PoolsService,
     private readonly config: ControllerConfig,
+    @Inject(CONTROL_CLOCK) private readonly clock: Clock,
   ) {}
 
   async list(groups: readonly string[]): Promise<BreakerSummary[]> {
@@ -41,7 +43,7 @@ export class BreakersService {
   ): Promise<{ summary: BreakerSummary; counts: LiveCounts }[]> {
     const counts = await this.verdicts.countsByBreaker(
       rows.map((b) => b.id),
-      Date.now() - this.config.heartbeatTtlMs,
+      this.clock.now() - this.config.heartbeatTtlMs,
     );
     const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
     return Promise.all(

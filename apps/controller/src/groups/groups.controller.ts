@@ -1,6 +1,8 @@
-import { Body, Controller, Param, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Put, UseGuards } from '@nestjs/common';
+import type { Clock } from '@recloser/core';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard.js';
+import { CONTROL_CLOCK } from '../control/clock.js';
 import { GroupQuorumDto, SetQuorumDto } from './dto/set-quorum.dto.js';
 import { FleetGroupsService } from './fleet-groups.service.js';
 
@@ -9,7 +11,10 @@ import { FleetGroupsService } from './fleet-groups.service.js';
 @UseGuards(AdminGuard)
 @Controller('v1/admin/groups')
 export class GroupsController {
-  constructor(private readonly groups: FleetGroupsService) {}
+  constructor(
+    private readonly groups: FleetGroupsService,
+    @Inject(CONTROL_CLOCK) private readonly clock: Clock,
+  ) {}
 
   @Put(':group/quorum')
   @ApiOkResponse({ type: GroupQuorumDto })
@@ -18,7 +23,7 @@ export class GroupsController {
     const view = await this.groups.setQuorum(
       group,
       { fraction: dto.fraction, minOpen: dto.minOpen },
-      Date.now(),
+      this.clock.now(),
     );
     return { group: view.group, ...view.quorum };
   }

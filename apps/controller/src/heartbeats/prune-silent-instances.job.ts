@@ -1,7 +1,9 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { Clock } from '@recloser/core';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
+import { CONTROL_CLOCK } from '../control/clock.js';
 import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
 import { JobName } from '../queues/queue.constants.js';
 import { QueueService } from '../queues/queue.service.js';
@@ -21,6 +23,7 @@ export class PruneSilentInstancesJob implements JobHandlerInstance, OnApplicatio
     @InjectDataSource() private readonly db: DataSource,
     private readonly queues: QueueService,
     private readonly config: ControllerConfig,
+    @Inject(CONTROL_CLOCK) private readonly clock: Clock,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -28,7 +31,7 @@ export class PruneSilentInstancesJob implements JobHandlerInstance, OnApplicatio
   }
 
   async handle(): Promise<{ verdicts: number; instances: number }> {
-    const before = new Date(Date.now() - silentRetentionMs(this.config.heartbeatTtlMs));
+    const before = new Date(this.clock.now() - silentRetentionMs(this.config.heartbeatTtlMs));
     const [, verdicts] = await this.db.query('DELETE FROM verdicts WHERE reported_at < $1', [before]);
     const [, instances] = await this.db.query('DELETE FROM instances WHERE last_seen_at < $1', [before]);
     return { verdicts: Number(verdicts ?? 0), instances: Number(instances ?? 0) };
