@@ -96,7 +96,9 @@ describe('outbox across a controller crash (real processes, real Postgres)', () 
       FOR EACH STATEMENT EXECUTE FUNCTION test_hold_outbox()`);
 
     const ids = breakerIds(4);
-    for (let n = 0; n < 5; n++) await w.commit(ids.map((id) => draft(id, n))); // 20 events
+    // one transaction, so A's relay reads all 20 in its first batch (separate commits could be
+    // split across batches, and the test holds the first one)
+    await w.commit([0, 1, 2, 3, 4].flatMap((n) => ids.map((id) => draft(id, n))));
     // A selected them, handed them to its metrics consumer, and waits to mark them published
     const waiting = async () =>
       (
