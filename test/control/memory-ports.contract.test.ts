@@ -1,12 +1,12 @@
 import { createMemoryControlPlane } from '@recloser/control';
-import { mathRng, mergePool, systemClock } from '@recloser/core';
+import { mathRng, mergePool, wallClock } from '@recloser/core';
 import { CONTRACT_SETTINGS, portContract } from './support/port-contract.js';
 
 portContract('in memory (the simulator)', async () => {
-  const control = createMemoryControlPlane({ ...CONTRACT_SETTINGS, clock: systemClock, rng: mathRng });
+  const control = createMemoryControlPlane({ ...CONTRACT_SETTINGS, clock: wallClock, rng: mathRng });
   const { plane: _plane, events, ...stores } = control;
   return {
-    ports: { ...stores, events, clock: systemClock, rng: mathRng },
+    ports: { ...stores, events, clock: wallClock, rng: mathRng },
     settings: CONTRACT_SETTINGS,
     async putPool(id, body) {
       control.pools.put({ ...mergePool(body), id });

@@ -4,7 +4,7 @@
 // random heartbeat sequences through the SQL and through the in-memory store (which calls core) and
 // compares every row's openSince and the live/open counts after each step.
 import { MemoryPresence } from '@recloser/control';
-import { emptyEvidence, REPORTED_STATES, type ReportedState } from '@recloser/core';
+import { emptyEvidence, initialGlobalState, REPORTED_STATES, type ReportedState } from '@recloser/core';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
@@ -36,8 +36,8 @@ afterAll(async () => {
 async function newBreaker(n: number): Promise<string> {
   const rows: { id: string }[] = await db.dataSource.query(
     `INSERT INTO breakers (group_name, dependency, pool_id, state, global_state)
-     VALUES ('g', $1, 'p', 'closed', '{}') RETURNING id`,
-    [`dep-${n}`],
+     VALUES ('g', $1, 'p', 'closed', $2) RETURNING id`,
+    [`dep-${n}`, JSON.stringify(initialGlobalState(0))],
   );
   return rows[0]!.id;
 }

@@ -2,56 +2,23 @@
 // relay's commit): the next process delivers every event again, each once, and all end published.
 // The events are committed by an in-process writer with its relay off, standing in for the Postgres
 // BreakerStore adapter's transition transaction (the same OutboxService.append).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  startController as launch,
+  type ControllerProcess,
+} from '../../apps/simulator/src/live/ControllerProcess.js';
 import { buildOnce } from '../recovery/support/replicas.js';
-import { freePort } from '../recovery/support/services.js';
 import { bootTestApp, dropRedisKeys, testEnv, type TestApp } from '../support/test-app.js';
 import { testDatabase } from '../support/test-database.js';
 import { breakerIds, draft, outboxOf, waitFor } from './support/outbox-fixtures.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** the advisory lock the test holds to keep a relay between delivery and its UPDATE */
 const HOLD_KEY = 4_242_017;
 
-interface Controller {
-  url: string;
-  process: ChildProcess;
-  output: () => string;
-}
-
-async function startController(env: NodeJS.ProcessEnv): Promise<Controller> {
-  const port = await freePort();
-  let out = '';
-  const child = spawn(process.execPath, ['apps/controller/dist/main.js'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, ...env, PORT: String(port), RECLOSER_OUTBOX_POLL_MS: '50' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    if (child.exitCode !== null)
-      throw new Error(`controller exited (${child.exitCode}): ${out.slice(-2000)}`);
-    try {
-      if ((await fetch(`${url}/health/ready`)).status === 200)
-        return { url, process: child, output: () => out };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`controller not ready in 30 s: ${out.slice(-2000)}`);
-}
-
-// a killed process has a signalCode and no exitCode
-const gone = (c: Controller) => c.process.exitCode !== null || c.process.signalCode !== null;
-const exited = (c: Controller) =>
-  new Promise<void>((resolve) => (gone(c) ? resolve() : c.process.once('exit', () => resolve())));
+type Controller = ControllerProcess;
+const startController = (env: NodeJS.ProcessEnv) =>
+  launch({ env: { PATH: process.env.PATH, ...env, RECLOSER_OUTBOX_POLL_MS: '50' } });
 
 /** recloser_control_events_total{type="breaker.transition"} as the process's /metrics shows it */
 async function relayedTransitions(c: Controller): Promise<number> {
@@ -68,10 +35,7 @@ describe('outbox across a controller crash (real processes, real Postgres)', () 
   let session: pg.Client | null = null;
 
   afterAll(async () => {
-    for (const c of running) {
-      if (!gone(c)) c.process.kill('SIGKILL');
-      await exited(c);
-    }
+    for (const c of running) await c.stop('SIGKILL');
     await session?.end().catch(() => undefined);
     await writer?.stop();
     await db.drop();
@@ -112,8 +76,7 @@ describe('outbox across a controller crash (real processes, real Postgres)', () 
     const [held] = await waiting();
     await waitFor('A delivered the 20 events', async () => (await relayedTransitions(a)) === 20);
 
-    a.process.kill('SIGKILL');
-    await exited(a);
+    await a.stop('SIGKILL');
     // A's backend gets the lock, finds its client gone, and rolls the batch back (Postgres's own handling)
     await session.query('SELECT pg_advisory_unlock($1)', [HOLD_KEY]);
     await waitFor(

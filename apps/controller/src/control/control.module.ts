@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { systemClock } from '@recloser/core';
+import { wallClock } from '@recloser/core';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
 import { BreakerEntity } from '../breakers/breaker.entity.js';
 import { VerdictEntity } from '../breakers/verdict.entity.js';
@@ -33,7 +33,7 @@ import { ControlPlane } from '@recloser/control';
     OutboxModule,
   ],
   providers: [
-    { provide: CONTROL_CLOCK, useValue: systemClock },
+    { provide: CONTROL_CLOCK, useValue: wallClock },
     BreakerStateService,
     VerdictsRepository,
     probeLeaseStoreProvider,

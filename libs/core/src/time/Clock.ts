@@ -24,6 +24,12 @@ export const systemClock: Clock = {
   now: monotonic ? () => wallAtStart + (monotonic.now() - monoAtStart) : () => Date.now(),
 };
 
+/**
+ * Wall time in whole milliseconds: the controller's clock. Its replicas compare times they store in
+ * Postgres, so they need one shared (NTP) notion of now rather than each process's monotonic anchor.
+ */
+export const wallClock: Clock = { now: () => Date.now() };
+
 /** A clock that moves only when told to: for tests and virtual-time simulation. */
 export class FakeClock implements Clock {
   private current: number;
