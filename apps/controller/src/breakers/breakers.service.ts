@@ -13,7 +13,7 @@ import { VerdictsRepository } from './verdicts.repository.js';
 // a stable order: a dependency's breakers (its group's and its domains') stay together
 const BY_NAME = { group: 'ASC', dependency: 'ASC', scopeKind: 'ASC', scopeValue: 'ASC' } as const;
 
-/** Read views of breakers in the API.md shape. */
+/** Read views of breakers in the shape of docs/api.md. */
 @Injectable()
 export class BreakersService {
   constructor(

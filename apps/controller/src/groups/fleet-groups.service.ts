@@ -1,21 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import type { GroupStore, GroupView } from '@recloser/control';
 import { DEFAULT_QUORUM, type QuorumPolicy } from '@recloser/core';
 import { Repository } from 'typeorm';
 import { FleetGroupEntity } from './fleet-group.entity.js';
 
-export interface GroupView {
-  group: string;
-  firstSeenAt: number;
-  quorum: QuorumPolicy;
-}
-
-/** Groups: first sight (which starts the group's learning period) and the quorum policy. */
+// Groups: first sight (which starts the group's learning period) and the quorum policy; the
+// control layer's GroupStore.
 // each replica re-reads a group at most this often: a quorum policy PUT reaches every replica within it
 const CACHE_MS = 1000;
 
 @Injectable()
-export class FleetGroupsService {
+export class FleetGroupsService implements GroupStore {
   private readonly cache = new Map<string, { view: GroupView; at: number }>();
 
   constructor(@InjectRepository(FleetGroupEntity) private readonly groups: Repository<FleetGroupEntity>) {}

@@ -2,6 +2,7 @@
 // lease, heartbeat and ramp tick needs: dependency -> its pool, or the default pool.
 import { BadRequestException, ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import type { PoolResolver } from '@recloser/control';
 import {
   DEFAULT_POOL,
   defaultPoolId,
@@ -25,7 +26,7 @@ const RESOLVE_CACHE_MS = 1000;
 const UNIQUE_VIOLATION = '23505';
 
 @Injectable()
-export class PoolsService {
+export class PoolsService implements PoolResolver {
   private readonly cache = new Map<string, { pool: PoolConfig; at: number }>();
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}

@@ -5,22 +5,11 @@
 // stored in one Redis hash (instance → allowance), and later heartbeats read their own field.
 // The division itself stays core `divideAllowances`: this file only decides how often it runs.
 import { Inject, Injectable } from '@nestjs/common';
+import type { Allowance, Division, DivisionKey, DivisionStore } from '@recloser/control';
 import type { Redis } from 'ioredis';
-import type { ClassAllowance, TrafficClass } from '@recloser/core';
 import { ControllerConfig } from '../config/controller-config.js';
 import { LuaScript } from '../probes/lua-script.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
-
-export interface DivisionKey {
-  breakerId: string;
-  epoch: number;
-  step: number;
-  /** which allowance period (floor(now / period)) */
-  rotation: number;
-}
-
-export type Allowance = Record<TrafficClass, ClassAllowance>;
-export type Division = Map<string, Allowance>;
 
 // instance fields carry a prefix so no instance id can collide with the marker
 const SEALED = 'sealed';
@@ -37,7 +26,8 @@ return 1
 `);
 
 @Injectable()
-export class AllowanceDivisionCache {
+/** The control layer's DivisionStore on Redis. */
+export class AllowanceDivisionCache implements DivisionStore {
   private readonly prefix: string;
   // concurrent first heartbeats on this replica share one division instead of each dividing
   private readonly storing = new Map<string, Promise<void>>();

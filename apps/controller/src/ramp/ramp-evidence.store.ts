@@ -5,6 +5,7 @@
 // so a new step starts from nothing; and a window counts only if it ran wholly under the step
 // (core `countsTowardStep` on the instance's previous heartbeat, kept here per breaker and instance).
 import { Inject, Injectable } from '@nestjs/common';
+import type { StepEvidenceStore, StepKey } from '@recloser/control';
 import type { Redis } from 'ioredis';
 import {
   countsTowardStep,
@@ -17,18 +18,12 @@ import {
 import { ControllerConfig } from '../config/controller-config.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 
-export interface StepKey {
-  breakerId: string;
-  epoch: number;
-  step: number;
-  stepSince: number;
-}
-
 // a step's evidence outlives any dwell an operator would configure, then Redis drops it
 const KEEP_MS = 30 * 60_000;
 
 @Injectable()
-export class RampEvidenceStore {
+/** The control layer's StepEvidenceStore on Redis. */
+export class RampEvidenceStore implements StepEvidenceStore {
   private readonly prefix: string;
 
   constructor(
