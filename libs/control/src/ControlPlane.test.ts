@@ -88,6 +88,25 @@ describe('ControlPlane: the learning period (one heartbeat TTL)', () => {
   });
 });
 
+describe('ControlPlane: probe leases', () => {
+  it('a lease asked for right after the cooldown starts PROBING without waiting for the tick (T-1 ms: retry later)', async () => {
+    const { clock, control } = setup(0);
+    const ids = ['a', 'b', 'c'];
+    for (const i of ids) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ids) await beat(control.plane, i, 'open');
+    const until = control.breakers.peek(ID)!.globalState.cooldownUntil!;
+    const ask = () => control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
+    clock.set(until - 1);
+    await expect(ask()).rejects.toMatchObject({ kind: 'retry_later', retryAfterMs: 1 });
+    expect(stateOf(control)).toBe('open');
+    clock.set(until);
+    const grant = await ask();
+    expect(grant.fencing).toBeGreaterThan(0);
+    expect(stateOf(control)).toBe('probing');
+  });
+});
+
 describe('ControlPlane: the event seam', () => {
   it('announces each committed transition once, in order, and releases probe tokens when PROBING ends', async () => {
     const { clock, control } = setup(0);

@@ -53,7 +53,7 @@ import type {
   VerdictRow,
 } from './ports.js';
 
-/** The lifecycle tick (cooldowns, ramp gates) runs this often; a lease asked for sooner than a tick is wasted. */
+/** The lifecycle tick (cooldowns, ramp gates) runs this often. */
 export const LIFECYCLE_TICK_MS = 1000;
 /** The live fleet's demand is re-read at most this often per breaker and process (a fraction of a heartbeat). */
 export const LIVE_DEMAND_CACHE_MS = 500;
@@ -291,6 +291,16 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     return result.transitions.length;
   }
 
+  /** OPEN, not held by an operator, and its cooldown over: core onTick would start PROBING now. */
+  private cooledDown(g: GlobalBreakerState): boolean {
+    return (
+      g.state === 'open' &&
+      !g.operatorHold &&
+      g.cooldownUntil !== null &&
+      this.ports.clock.now() >= g.cooldownUntil
+    );
+  }
+
   // ---- probes ----------------------------------------------------------------------------------
 
   /**
@@ -300,12 +310,18 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
    */
   async leaseProbe(req: { instanceId: string; group: string; dependency: string }): Promise<ProbeGrant> {
     const { dependency } = req;
-    const breaker = await this.ports.breakers.find(req.group, dependency);
+    let breaker = await this.ports.breakers.find(req.group, dependency);
     if (!breaker) {
       throw new ControlError(
         'not_found',
         `no breaker for group "${req.group}" and dependency "${dependency}": instances create it with their heartbeats`,
       );
+    }
+    if (this.cooledDown(breaker.globalState)) {
+      // the cooldown is over but the lifecycle tick has not run yet: run it for this breaker now,
+      // rather than make a prober wait up to a tick for a state core already allows
+      await this.tickOne(breaker);
+      breaker = (await this.ports.breakers.get(breaker.id)) ?? breaker;
     }
     const g = breaker.globalState;
     if (g.state === 'open' && g.operatorHold) {
@@ -316,11 +332,11 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     }
     if (g.state === 'open') {
       const left = Math.max(0, (g.cooldownUntil ?? 0) - this.ports.clock.now());
-      // PROBING begins at the first lifecycle tick after the cooldown: asking sooner than a tick is wasted
+      // a lease asked for once the cooldown is over starts PROBING itself (above): come back then
       throw new ControlError(
         'retry_later',
         `breaker for dependency "${dependency}" is open and cooling down; probing starts in about ${Math.round(left)} ms`,
-        { retryAfterMs: Math.max(left, LIFECYCLE_TICK_MS), extra: { state: 'open' } },
+        { retryAfterMs: Math.max(1, Math.ceil(left)), extra: { state: 'open' } },
       );
     }
     if (g.state !== 'probing') {
