@@ -7,8 +7,13 @@
 // without RDB/AOF (or with appendfsync always).
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { LeaseStore } from '@recloser/control';
-import type { ProbeBudget } from '@recloser/core';
+import type {
+  LeaseInfo,
+  LeaseRequest,
+  LeaseStore,
+  LeaseOutcome as ControlLeaseOutcome,
+} from '@recloser/control';
+import type { ProbeRefusalReason } from '@recloser/core';
 import type { FencingBlocks } from '../pools/fencing.repository.js';
 import { LuaScript } from './lua-script.js';
 import { ProbeLeaseKeys } from './probe-lease.keys.js';
@@ -21,43 +26,10 @@ import {
   SWEEP_SCRIPT,
 } from './probe-lease.scripts.js';
 
-export interface LeaseRequest {
-  pool: string;
-  budget: Pick<ProbeBudget, 'concurrency' | 'ratePerSec' | 'leaseTtlMs'>;
-  breakerId: string;
-  instanceId: string;
-  /** the breaker's epoch when the token is granted: a result from an older epoch is stale */
-  epoch: number;
-}
+export type { LeaseInfo, LeaseRequest };
 
-export type RefusalReason = 'learning' | 'concurrency' | 'rate';
-
-/** `now` is the Redis server's clock when the script decided (ms). */
-export type LeaseOutcome =
-  /** a new token, or (held) the live token this instance already holds for this breaker */
-  | {
-      kind: 'granted' | 'held';
-      token: string;
-      fencing: number;
-      expiresAt: number;
-      validForMs: number;
-      now: number;
-    }
-  | { kind: 'refused'; reason: RefusalReason; retryAfterMs: number; now: number }
-  /** re-delivery only, and the instance holds nothing */
-  | { kind: 'none'; now: number };
-
-/** A live token, as the store knows it. Times are on the Redis server's clock (ms). */
-export interface LeaseInfo {
-  token: string;
-  pool: string;
-  breakerId: string;
-  instanceId: string;
-  fencing: number;
-  epoch: number;
-  expiresAt: number;
-  validForMs: number;
-}
+/** The control layer's outcome plus `now`: the Redis server's clock when the script decided (ms). */
+export type LeaseOutcome = ControlLeaseOutcome & { now: number };
 
 export class LeaseStoreUnavailableError extends Error {
   override readonly name = 'LeaseStoreUnavailableError';
@@ -171,7 +143,7 @@ export class ProbeLeaseStore implements LeaseStore {
           return { kind: reply[0], token: tok, fencing, expiresAt, validForMs: expiresAt - now, now };
         }
         case 'refused': {
-          const [, reason, retryAfterMs, now] = reply as [string, RefusalReason, number, number];
+          const [, reason, retryAfterMs, now] = reply as [string, ProbeRefusalReason, number, number];
           return { kind: 'refused', reason, retryAfterMs, now };
         }
         case 'none':
