@@ -17,6 +17,7 @@ import {
   onQuorum,
   onTick,
   positiveDemand,
+  probeFairShare,
   quorumNear,
   quorumThreshold,
   type BreakerPlan,
@@ -85,6 +86,8 @@ const REFUSALS: Record<ProbeRefusalReason, string> = {
   learning:
     'probe budget is frozen: the lease store lost its data and waits one lease TTL before granting again',
   concurrency: 'probe budget exhausted: the pool already has its maximum of live probe tokens',
+  fair_share:
+    "probe budget shared: other groups are probing through this pool too, and this group's breaker holds its share of the tokens",
   rate: 'probe budget exhausted: the pool granted its maximum of probe tokens in the last second',
 };
 
@@ -92,6 +95,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** the controller learns the fleet for one TTL after this process started (and after a group was first seen) */
   readonly startedAt: number;
   private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
+  private readonly probingCache = new Map<string, { at: number; count: Promise<number> }>();
   private readonly warn: (message: string) => void;
 
   constructor(
@@ -345,14 +349,22 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         `breaker for dependency "${dependency}" is ${g.state}: probe tokens are leased only while it is probing`,
       );
     }
+    // tokens go to live instances of the group: an id that never heartbeated has no call to probe with
+    if (!(await this.ports.presence.isLive(breaker.id, req.instanceId, this.ports.clock.now()))) {
+      throw new ControlError(
+        'conflict',
+        `instanceId "${req.instanceId}" has no live heartbeat for dependency "${dependency}": probe tokens go to live instances of the group`,
+      );
+    }
     const pool = await this.ports.pools.resolve(dependency);
-    const got = await this.leaseStore(() =>
+    const got = await this.leaseStore(async () =>
       this.ports.leases.grant({
         pool: pool.id,
         budget: pool.probe,
         breakerId: breaker.id,
         instanceId: req.instanceId,
         epoch: g.epoch,
+        fairShareCap: await this.fairShareCap(pool),
       }),
     );
     if (got.kind === 'granted' || got.kind === 'held') {
@@ -552,7 +564,9 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const designated = designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
     const request = { pool: pool.id, budget: pool.probe, breakerId: breaker.id, instanceId, epoch };
     // a designated instance is granted (or keeps) a token; any other keeps only what it holds
-    const got = designated ? await this.ports.leases.grant(request) : await this.ports.leases.held(request);
+    const got = designated
+      ? await this.ports.leases.grant({ ...request, fairShareCap: await this.fairShareCap(pool) })
+      : await this.ports.leases.held(request);
     if (got.kind === 'granted') await this.announceGrant(breaker, instanceId, got.fencing);
     return got.kind === 'granted' || got.kind === 'held'
       ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }
@@ -588,6 +602,23 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         return divideAllowances(pool, step, live, rotation);
       },
     );
+  }
+
+  /**
+   * This breaker's share of the pool's probe concurrency (core probeFairShare over the breakers
+   * OPEN or PROBING through the pool — one still cooling down will want its share soon — counted at
+   * most once per LIVE_DEMAND_CACHE_MS per pool and process).
+   */
+  private async fairShareCap(pool: PoolConfig): Promise<number> {
+    const now = this.ports.clock.now();
+    let hit = this.probingCache.get(pool.id);
+    if (!hit || now - hit.at >= LIVE_DEMAND_CACHE_MS || now < hit.at) {
+      hit = { at: now, count: this.ports.breakers.contendingInPool(pool.id) };
+      if (this.probingCache.size > 10_000) this.probingCache.clear();
+      this.probingCache.set(pool.id, hit);
+      hit.count.catch(() => this.probingCache.delete(pool.id));
+    }
+    return probeFairShare(pool.probe.concurrency, await hit.count);
   }
 
   /** The live fleet's demand, read at most once per LIVE_DEMAND_CACHE_MS per breaker. */

@@ -88,6 +88,8 @@ export interface PresenceStore extends PresenceReader {
     verdicts: readonly { breakerId: string; verdict: BreakerVerdict }[],
     now: number,
   ): Promise<void>;
+  /** whether this instance has a live verdict on this breaker */
+  isLive(breakerId: string, instanceId: string, now: number): Promise<boolean>;
   /** the live instances' demand (may be a little stale: a fraction of a heartbeat) */
   liveDemand(breakerId: string, now: number): Promise<LiveDemand[]>;
   /** CLOSED breakers with at least one live, locally open verdict: the only ones a quorum could open */
@@ -141,6 +143,8 @@ export interface BreakerStore<C extends CommittedTransition = CommittedTransitio
   find(group: string, dependency: string): Promise<BreakerRecord | null>;
   /** every breaker that is not CLOSED (the lifecycle tick's work) */
   active(): Promise<BreakerRecord[]>;
+  /** how many breakers drawing on this pool are OPEN or PROBING now: they contend for its probe budget */
+  contendingInPool(poolId: string): Promise<number>;
   /**
    * Under the breaker's lock: `decide` applies a core decision to the current state; the next state,
    * its transition records and `events(committed)` are stored in one transaction (the outbox), and
@@ -179,6 +183,8 @@ export interface LeaseRequest {
   instanceId: string;
   /** the breaker's epoch at the grant: a result of an older epoch is stale */
   epoch: number;
+  /** the most live leases this breaker may hold (core probeFairShare); absent: the whole budget */
+  fairShareCap?: number;
 }
 
 export type LeaseOutcome =

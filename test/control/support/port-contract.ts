@@ -272,6 +272,53 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       expect(d.kind === 'granted' && (await h.ports.leases.check(d.token))).toBeNull();
     });
 
+    it('keeps a breaker within its fair share of the pool, and another breaker gets its own', async () => {
+      const pool = unique('pool');
+      const group = unique('g');
+      const [x, y] = [await breaker(group, 'x'), await breaker(group, 'y')];
+      const budget = { concurrency: 2, ratePerSec: 10, leaseTtlMs: 5000 };
+      const req = (breakerId: string, instanceId: string) => ({
+        pool,
+        budget,
+        breakerId,
+        instanceId,
+        epoch: 1,
+        fairShareCap: 1,
+      });
+      expect((await h.ports.leases.grant(req(x, 'a'))).kind).toBe('granted');
+      expect(await h.ports.leases.grant(req(x, 'fresh-id'))).toMatchObject({
+        kind: 'refused',
+        reason: 'fair_share',
+      });
+      expect((await h.ports.leases.grant(req(y, 'b'))).kind).toBe('granted');
+      expect(await h.ports.leases.releaseBreaker(pool, x)).toBe(1);
+      expect(await h.ports.leases.releaseBreaker(pool, y)).toBe(1);
+    });
+
+    it('tells whether an instance is live on a breaker, and counts the breakers recovering through a pool', async () => {
+      const group = unique('g');
+      const dep = unique('dep');
+      const id = await breaker(group, dep);
+      await beat(group, 'a', id, verdict(dep, 'closed'));
+      expect(await h.ports.presence.isLive(id, 'a', h.ports.clock.now())).toBe(true);
+      expect(await h.ports.presence.isLive(id, 'never', h.ports.clock.now())).toBe(false);
+      expect(await h.ports.presence.isLive(id, 'a', h.ports.clock.now() + ttl)).toBe(false);
+      const poolId = (await h.ports.pools.resolve(dep)).id;
+      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(0);
+      const to = (state: 'open' | 'probing' | 'ramping') =>
+        h.ports.breakers.transition(
+          id,
+          async (s, scope) => ({ next: { ...s, state, since: scope.now }, transitions: [] }),
+          () => [],
+        );
+      await to('open');
+      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(1);
+      await to('probing');
+      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(1);
+      await to('ramping');
+      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(0);
+    });
+
     it('counts a step window only when the previous heartbeat came after the step began', async () => {
       const key = { breakerId: await breaker(unique('g'), 'dep'), epoch: 1, step: 0, stepSince: 1000 };
       const e = { ...emptyEvidence(), attempts: 10, successes: 9 };

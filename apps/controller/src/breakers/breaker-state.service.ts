@@ -157,6 +157,10 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     return this.db.getRepository(BreakerEntity).findOneBy({ group, dependency, ...WHOLE_GROUP });
   }
 
+  async contendingInPool(poolId: string): Promise<number> {
+    return this.db.getRepository(BreakerEntity).count({ where: { poolId, state: In(['open', 'probing']) } });
+  }
+
   async active(): Promise<BreakerEntity[]> {
     return this.db.getRepository(BreakerEntity).find({ where: { state: Not('closed') } });
   }

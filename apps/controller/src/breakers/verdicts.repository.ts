@@ -103,6 +103,14 @@ export class VerdictsRepository implements PresenceStore {
     return { rows: (breakerId, since) => this.rows(breakerId, since, manager) };
   }
 
+  async isLive(breakerId: string, instanceId: string, now: number): Promise<boolean> {
+    const rows: unknown[] = await this.db.query(
+      `SELECT 1 FROM verdicts WHERE breaker_id = $1 AND instance_id = $2 AND reported_at > $3`,
+      [breakerId, instanceId, new Date(now - this.config.heartbeatTtlMs)],
+    );
+    return rows.length > 0;
+  }
+
   /** The live instances' demand. */
   async liveDemand(breakerId: string, now: number): Promise<LiveDemand[]> {
     const rows = await this.rows(breakerId, now - this.config.heartbeatTtlMs);

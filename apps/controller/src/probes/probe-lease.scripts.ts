@@ -38,13 +38,14 @@ end
  *       {next, ceiling}, 4 alive marker, 5 blocked-until, 6 holder (breaker+instance -> token),
  *       7 lease hash of the new token
  * ARGV: 1 concurrency, 2 ratePerSec, 3 leaseTtlMs, 4 token, 5 pool, 6 breakerId, 7 instanceId,
- *       8 epoch, 9 only re-deliver (1: never grant a new token), 10 the store's key root
+ *       8 epoch, 9 only re-deliver (1: never grant a new token), 10 the store's key root,
+ *       11 the breaker's fair share of the pool (0: none; core probeFairShare)
  * Returns one of:
  *   {'lost'}                                   the marker is gone: Redis lost its data
  *   {'need_block'}                             the fencing block is used up (or lost)
  *   {'held', token, fencing, expiresAt, now}   the instance already holds a live token
  *   {'granted', token, fencing, expiresAt, now}
- *   {'refused', reason, retryAfterMs, now}     reason: learning | concurrency | rate
+ *   {'refused', reason, retryAfterMs, now}     reason: learning | concurrency | fair_share | rate
  *   {'none', now}                              re-deliver only, and nothing is held
  */
 export const GRANT_SCRIPT = `${NOW}${SWEEP}
@@ -70,6 +71,20 @@ local live = redis.call('ZCARD', KEYS[1])
 if live >= concurrency then
   local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
   return {'refused', 'concurrency', tonumber(first[2]) - now, now}
+end
+local cap = tonumber(ARGV[11] or '0')
+if cap > 0 then
+  -- the pool's leases are all live after the sweep; count this breaker's and its first expiry
+  local mine, first = 0, nil
+  local live = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+  for i = 1, #live, 2 do
+    if redis.call('HGET', ARGV[10] .. 'token:' .. live[i], 'breakerId') == ARGV[6] then
+      mine = mine + 1
+      local exp = tonumber(live[i + 1])
+      if not first or exp < first then first = exp end
+    end
+  end
+  if mine >= cap then return {'refused', 'fair_share', first - now, now} end
 end
 local recent = redis.call('ZCARD', KEYS[2])
 if recent >= rate then

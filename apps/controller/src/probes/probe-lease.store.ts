@@ -128,6 +128,7 @@ export class ProbeLeaseStore implements LeaseStore {
           req.epoch,
           onlyRedeliver ? 1 : 0,
           this.keys.root,
+          req.fairShareCap ?? 0,
         ],
       )) as [string, ...(string | number)[]];
       switch (reply[0]) {

@@ -106,6 +106,14 @@ export class MemoryBreakers implements BreakerStore {
     return [...this.byId.values()].filter((b) => b.globalState.state !== 'closed').map(copy);
   }
 
+  async contendingInPool(poolId: string): Promise<number> {
+    let n = 0;
+    for (const b of this.byId.values())
+      if (b.poolId === poolId && (b.globalState.state === 'open' || b.globalState.state === 'probing'))
+        n += 1;
+    return n;
+  }
+
   async transition(
     breakerId: string,
     decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,

@@ -84,6 +84,7 @@ export class MemoryLeases implements LeaseStore {
     const recent = (this.grantsByPool.get(req.pool) ?? []).filter((t) => t > now - PROBE_RATE_WINDOW_MS);
     this.grantsByPool.set(req.pool, recent);
     const nextExpiry = live.reduce((m, l) => Math.min(m, l.expiresAt), Number.POSITIVE_INFINITY);
+    const mine = live.filter((l) => l.breakerId === req.breakerId).map((l) => l.expiresAt);
     const decision = decideProbeGrant({
       now,
       liveLeases: live.length,
@@ -91,6 +92,9 @@ export class MemoryLeases implements LeaseStore {
       budget: req.budget,
       recentGrantTimes: recent,
       blockedUntil: 0,
+      ...(req.fairShareCap !== undefined
+        ? { fairShare: { cap: req.fairShareCap, breakerLeaseExpiries: mine } }
+        : {}),
     });
     if (!decision.grant)
       return { kind: 'refused', reason: decision.reason, retryAfterMs: decision.retryAfterMs };

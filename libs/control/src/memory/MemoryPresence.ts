@@ -88,6 +88,12 @@ export class MemoryPresence implements PresenceStore {
     return { live: rows.live.size, open: rows.open };
   }
 
+  async isLive(breakerId: string, instanceId: string, now: number): Promise<boolean> {
+    const rows = this.byBreaker.get(breakerId);
+    const row = rows?.live.get(instanceId) ?? rows?.stale.get(instanceId);
+    return row !== undefined && isLive(row, now, this.heartbeatTtlMs);
+  }
+
   async liveDemand(breakerId: string, now: number): Promise<LiveDemand[]> {
     return (await this.rows(breakerId, now - this.heartbeatTtlMs)).map((r) => ({
       instanceId: r.instanceId,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideProbeGrant, type ProbeGrantInput } from './ProbeBudget.js';
+import { decideProbeGrant, probeFairShare, type ProbeGrantInput } from './ProbeBudget.js';
 
 const budget = { concurrency: 2, ratePerSec: 2, leaseTtlMs: 5000 };
 const base: ProbeGrantInput = { now: 10_000, liveLeases: 0, budget, recentGrantTimes: [], blockedUntil: 0 };
@@ -91,6 +91,65 @@ describe('decideProbeGrant', () => {
           for (const g of grants) {
             expect(grants.filter((x) => x > g - 1000 && x <= g).length).toBeLessThanOrEqual(ratePerSec);
           }
+        },
+      ),
+    );
+  });
+});
+
+describe('fair share of a pool between probing breakers', () => {
+  it('splits the concurrency equally, at least one each, all of it to a lone breaker', () => {
+    expect(probeFairShare(4, 1)).toBe(4);
+    expect(probeFairShare(4, 0)).toBe(4);
+    expect(probeFairShare(4, 2)).toBe(2);
+    expect(probeFairShare(4, 3)).toBe(1);
+    expect(probeFairShare(1, 5)).toBe(1);
+  });
+
+  it('refuses a breaker at its share until its first lease expires (T−1 ms / T), before the rate', () => {
+    const fair = (expiries: number[]) => ({ ...base, fairShare: { cap: 1, breakerLeaseExpiries: expiries } });
+    expect(decideProbeGrant({ ...fair([10_500]), liveLeases: 1 })).toEqual({
+      grant: false,
+      reason: 'fair_share',
+      retryAfterMs: 500,
+    });
+    // a lease that expired at now no longer counts
+    expect(decideProbeGrant(fair([10_000]))).toEqual({ grant: true });
+    expect(decideProbeGrant(fair([10_001]))).toMatchObject({ grant: false, reason: 'fair_share' });
+  });
+
+  it('property: two breakers asking at random never hold more than their shares, and the pool never more than its budget', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 6 }),
+        fc.array(fc.record({ who: fc.integer({ min: 0, max: 1 }), gap: fc.integer({ min: 0, max: 700 }) }), {
+          maxLength: 60,
+        }),
+        (concurrency, asks) => {
+          const budget2 = { concurrency, ratePerSec: 100, leaseTtlMs: 1000 };
+          const cap = probeFairShare(concurrency, 2);
+          const leases: { who: number; expiresAt: number }[] = [];
+          let now = 0;
+          for (const a of asks) {
+            now += a.gap;
+            const live = leases.filter((l) => l.expiresAt > now);
+            const d = decideProbeGrant({
+              now,
+              liveLeases: live.length,
+              budget: budget2,
+              recentGrantTimes: [],
+              blockedUntil: 0,
+              fairShare: {
+                cap,
+                breakerLeaseExpiries: live.filter((l) => l.who === a.who).map((l) => l.expiresAt),
+              },
+            });
+            if (d.grant) leases.push({ who: a.who, expiresAt: now + budget2.leaseTtlMs });
+            const after = leases.filter((l) => l.expiresAt > now);
+            if (after.length > concurrency) return false;
+            if (after.filter((l) => l.who === a.who).length > cap) return false;
+          }
+          return true;
         },
       ),
     );

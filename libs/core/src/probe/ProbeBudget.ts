@@ -18,18 +18,24 @@ export interface ProbeGrantInput {
   recentGrantTimes: readonly number[];
   /** nothing is granted before this (e.g. one lease TTL after the lease store lost its data) */
   blockedUntil: number;
+  /**
+   * When breakers of several groups probe through one pool at once: the most live leases the
+   * requesting breaker may hold (probeFairShare), and the expiry times of those it holds now.
+   */
+  fairShare?: { cap: number; breakerLeaseExpiries: readonly number[] };
 }
 
-export type ProbeRefusalReason = 'learning' | 'concurrency' | 'rate';
+export type ProbeRefusalReason = 'learning' | 'concurrency' | 'fair_share' | 'rate';
 
 export type ProbeGrantDecision =
   { grant: true } | { grant: false; retryAfterMs: number; reason: ProbeRefusalReason };
 
 /**
- * Grants when now ≥ blockedUntil, live leases < concurrency, and grants in (now − 1 s, now] <
+ * Grants when now ≥ blockedUntil, live leases < concurrency, the requesting breaker holds fewer
+ * live leases than its fair share (when one is given), and grants in (now − 1 s, now] <
  * ratePerSec (so at most ratePerSec grants in any 1 s window; validation keeps it a whole number).
- * A refusal says when to ask again: when the block ends, the first lease expires, or the oldest
- * grant leaves the window.
+ * A refusal says when to ask again: when the block ends, the first lease (of the pool, or of the
+ * breaker) expires, or the oldest grant leaves the window.
  */
 export function decideProbeGrant(input: ProbeGrantInput): ProbeGrantDecision {
   const { now, budget } = input;
@@ -39,6 +45,12 @@ export function decideProbeGrant(input: ProbeGrantInput): ProbeGrantDecision {
   if (input.liveLeases >= budget.concurrency) {
     const until = input.nextLeaseExpiryAt !== undefined ? input.nextLeaseExpiryAt - now : budget.leaseTtlMs;
     return { grant: false, reason: 'concurrency', retryAfterMs: Math.max(1, until) };
+  }
+  if (input.fairShare) {
+    const held = input.fairShare.breakerLeaseExpiries.filter((e) => e > now);
+    if (held.length >= input.fairShare.cap) {
+      return { grant: false, reason: 'fair_share', retryAfterMs: Math.max(1, Math.min(...held) - now) };
+    }
   }
   let recent = 0;
   let oldest = Infinity;
@@ -52,4 +64,14 @@ export function decideProbeGrant(input: ProbeGrantInput): ProbeGrantDecision {
     return { grant: false, reason: 'rate', retryAfterMs: Math.max(1, oldest + PROBE_RATE_WINDOW_MS - now) };
   }
   return { grant: true };
+}
+
+/**
+ * A breaker's share of its pool's probe concurrency while `contending` breakers (one per group,
+ * OPEN or PROBING) draw on the pool at once: an equal split, at least one. One group hammering the lease endpoint (with
+ * fresh instance ids or not) then holds at most its share, and the others keep theirs.
+ */
+export function probeFairShare(concurrency: number, contending: number): number {
+  if (!(contending > 1)) return concurrency;
+  return Math.max(1, Math.floor(concurrency / contending));
 }
