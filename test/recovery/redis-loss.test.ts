@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../support/own-redis.js';
 import { startFencingProvider, type FencingProvider } from './support/fencing-provider.js';
-import { driveToProbing, fleetKey, putPool } from './support/fleet.js';
+import { driveToProbing, fleetKey, liveLease, putPool } from './support/fleet.js';
 import { call, startReplicas, type ReplicaSet } from './support/replicas.js';
 
 const LEASE_TTL_MS = 3000;
@@ -43,7 +43,7 @@ describe('probe leases across a Redis data loss', () => {
     await driveToProbing(bases, key, group, dependency, ['w0', 'w1', 'w2', 'w3']);
 
     const lease = (i: number, instanceId: string) =>
-      call(bases[i % bases.length]!, 'POST', '/v1/probes/lease', { instanceId, group, dependency }, key);
+      liveLease(bases[i % bases.length]!, key, group, dependency, instanceId);
     const a = await lease(0, 'before-a');
     const b = await lease(1, 'before-b');
     expect([a.status, b.status]).toEqual([201, 201]);
@@ -105,7 +105,7 @@ describe('probe leases across a Redis data loss', () => {
     const own = await startFencingProvider();
     try {
       const lease = (i: number, instanceId: string) =>
-        call(bases[i % bases.length]!, 'POST', '/v1/probes/lease', { instanceId, group, dependency }, key);
+        liveLease(bases[i % bases.length]!, key, group, dependency, instanceId);
       const slow = await lease(0, 'slow-prober');
       expect(slow.status).toBe(201);
       // the slow prober stalls past its lease; the next instance gets the slot once it expired

@@ -3,7 +3,7 @@
 // and heartbeat plans of designated probers draw on that same budget.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verdict } from '../support/fleet.js';
-import { driveToProbing, fleetKey, putPool } from './support/fleet.js';
+import { driveToProbing, fleetKey, present, putPool } from './support/fleet.js';
 import { call, startReplicas, type ReplicaSet } from './support/replicas.js';
 
 const CONCURRENCY = 3;
@@ -32,6 +32,9 @@ describe('probe budget across three replicas', () => {
     const fleet = Array.from({ length: 6 }, (_, i) => `w${i}`);
     await driveToProbing(bases, key, group, dependency, fleet);
 
+    // 1,000 distinct live instances (tokens go to live instances of the group only)
+    const stormIds = Array.from({ length: 1000 }, (_, i) => `storm-${i}`);
+    await Promise.all(stormIds.map((id, i) => present(bases[i % 3]!, key, group, dependency, id)));
     const storm = await Promise.all(
       Array.from({ length: 1000 }, (_, i) =>
         call(

@@ -263,7 +263,9 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       expect(await h.ports.leases.pools()).toContain(pool);
       // c never reports: its lease expires, the sweep drops it and passes c over in this epoch
       await sleep(350);
-      expect(await h.ports.leases.sweep(pool)).toBe(1);
+      // (the controller's own lease expiry job may have swept it first: then this sweep finds none)
+      expect(await h.ports.leases.sweep(pool)).toBeLessThanOrEqual(1);
+      expect(c.kind === 'granted' && (await h.ports.leases.check(c.token))).toBeNull();
       expect(await h.ports.leases.excluded(breakerId, 1)).toEqual(['c']);
       expect(await h.ports.leases.excluded(breakerId, 2)).toEqual([]);
       const d = await h.ports.leases.grant(req('d'));

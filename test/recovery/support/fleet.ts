@@ -52,3 +52,37 @@ export async function driveToProbing(
   }
   throw new Error(`breaker ${group}/${dependency} did not reach probing in 30 s`);
 }
+
+/**
+ * POST /v1/probes/lease for `instanceId`, after one heartbeat that makes it a live instance of the
+ * group (tokens go to live instances only). It reports `paused` and no demand, so the heartbeat
+ * itself neither counts toward the quorum nor makes it a designated prober.
+ */
+export async function liveLease(
+  base: string,
+  key: string,
+  group: string,
+  dependency: string,
+  instanceId: string,
+): ReturnType<typeof call> {
+  await present(base, key, group, dependency, instanceId);
+  return call(base, 'POST', '/v1/probes/lease', { instanceId, group, dependency }, key);
+}
+
+/** One heartbeat of `instanceId` (paused, no demand): it is a live instance of the group for one TTL. */
+export async function present(
+  base: string,
+  key: string,
+  group: string,
+  dependency: string,
+  instanceId: string,
+): Promise<void> {
+  const r = await call(
+    base,
+    'POST',
+    '/v1/heartbeats',
+    { instanceId, group, region: 'eu-west', breakers: [verdict(dependency, 'paused')] },
+    key,
+  );
+  if (r.status !== 200) throw new Error(`heartbeat of ${instanceId}: ${r.status} ${JSON.stringify(r.json)}`);
+}
