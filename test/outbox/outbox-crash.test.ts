@@ -21,8 +21,9 @@ const startController = (env: NodeJS.ProcessEnv) =>
   launch({ env: { PATH: process.env.PATH, ...env, RECLOSER_OUTBOX_POLL_MS: '50' } });
 
 /** recloser_control_events_total{type="breaker.transition"} as the process's /metrics shows it */
-async function relayedTransitions(c: Controller): Promise<number> {
-  const text = await (await fetch(`${c.url}/metrics`)).text();
+async function relayedTransitions(c: Controller, token: string): Promise<number> {
+  const metrics = await fetch(`${c.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await metrics.text();
   const m = /^recloser_control_events_total\{[^}]*type="breaker\.transition"[^}]*\} (\d+)/m.exec(text);
   return m ? Number(m[1]) : 0;
 }
@@ -74,7 +75,10 @@ describe('outbox across a controller crash (real processes, real Postgres)', () 
       ).rows;
     await waitFor('the relay of A held at its UPDATE', async () => (await waiting()).length === 1);
     const [held] = await waiting();
-    await waitFor('A delivered the 20 events', async () => (await relayedTransitions(a)) === 20);
+    await waitFor(
+      'A delivered the 20 events',
+      async () => (await relayedTransitions(a, env.RECLOSER_ADMIN_TOKEN!)) === 20,
+    );
 
     await a.stop('SIGKILL');
     // A's backend gets the lock, finds its client gone, and rolls the batch back (Postgres's own handling)
@@ -99,7 +103,7 @@ describe('outbox across a controller crash (real processes, real Postgres)', () 
     running.push(b);
     await waitFor('B published everything', async () => (await unpublished()) === 0);
     await new Promise((r) => setTimeout(r, 300)); // a few more polls: nothing comes twice
-    expect(await relayedTransitions(b)).toBe(24); // each event once at B's deduplicating consumer
+    expect(await relayedTransitions(b, env.RECLOSER_ADMIN_TOKEN!)).toBe(24); // each event once at B's deduplicating consumer
     const rows = (
       await session.query<{ published_at: Date }>('SELECT published_at FROM outbox_events ORDER BY seq')
     ).rows;

@@ -51,7 +51,8 @@ describe('controller house (real Postgres + Redis, in-process app)', () => {
         'TransitionLogDto',
       ]),
     );
-    const metrics = await t.request('GET', '/metrics');
+    // behind the admin token by default (test/spine/metrics.test.ts covers the refusals)
+    const metrics = await t.request('GET', '/metrics', { token: t.env.RECLOSER_ADMIN_TOKEN! });
     expect(metrics.status).toBe(200);
     expect(String(metrics.headers['content-type'])).toContain('text/plain');
   });

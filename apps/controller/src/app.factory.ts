@@ -3,14 +3,17 @@ import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
-import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
+import { AllExceptionsFilter, frameworkErrorBody } from './common/all-exceptions.filter.js';
 import { registerJsonBodyParser } from './common/json-body-parser.js';
 import { createValidationPipe } from './common/validation.js';
 import { type ControllerConfig, loadConfig } from './config/controller-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
 import { migrateLocked } from './database/migrate-locked.js';
+import { registerEdgeLimits } from './rate-limit/edge-limits.js';
 import { assertRedisReachable } from './redis/redis-connection.js';
+import { REDIS_CLIENT } from './redis/redis.constants.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -33,7 +36,18 @@ export async function createControllerApp(
   await assertRedisReachable(config.redisUrl);
   if (config.migrateOnBoot) await migrateLocked(config.databaseUrl);
 
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES });
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    // a hop count as Fastify applies it (its types take no number)
+    trustProxy:
+      typeof config.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const body = frameworkErrorBody(error);
+      void reply.status(body.statusCode).send(body);
+    },
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: LOG_LEVELS[config.nodeEnv],
     abortOnError: false,
@@ -42,6 +56,7 @@ export async function createControllerApp(
   registerJsonBodyParser(app.getHttpAdapter().getInstance(), BODY_LIMIT_BYTES);
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
+  await registerEdgeLimits(app, config, app.get(REDIS_CLIENT));
 
   const document = SwaggerModule.createDocument(
     app,

@@ -32,7 +32,7 @@ export class AppModule {
         OutboxModule,
         ControlModule,
         HealthModule,
-        MetricsModule,
+        MetricsModule.forRoot(config),
         AuthModule,
         PoolsModule,
         ProbesModule,

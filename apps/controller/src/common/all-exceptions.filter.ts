@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { isControlError, type ControlError } from '@recloser/control';
-import type { FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { httpErrorBody, type HttpErrorBody } from './http-error-body.js';
 
 const BODY_TOO_LARGE = 'request body is larger than the 1 MiB limit';
@@ -19,6 +19,21 @@ export function fastifyClientError(err: unknown): HttpErrorBody | null {
     return httpErrorBody(400, `body is not valid JSON: ${String(e.message)}`);
   return httpErrorBody(status, String(e.message));
 }
+
+/**
+ * Fastify's router answers a path parameter over maxParamLength (414) or a malformed URL (400)
+ * itself, echoing the URL in its own shape; through `frameworkErrors` they get ours, URL left out.
+ */
+export function frameworkErrorBody(err: FastifyError): HttpErrorBody {
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return httpErrorBody(414, 'a path segment of the URL is too long');
+  if (err.code === 'FST_ERR_BAD_URL') return httpErrorBody(400, 'the URL is not valid');
+  return httpErrorBody(500, 'internal error');
+}
+
+/** No route matched: the method only, never the URL, which may be long or hostile. */
+export const notFoundBody = (method: string): HttpErrorBody =>
+  httpErrorBody(404, `no route for ${method} at this path (see /docs for the API)`);
 
 const STORE_RETRY_AFTER_SECONDS = 1;
 const CONNECTION_CODES = new Set([
@@ -62,8 +77,11 @@ export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger(AllExceptionsFilter.name);
 
   catch(exception: unknown, host: ArgumentsHost): void {
-    const reply = host.switchToHttp().getResponse<FastifyReply>();
-    const body = this.toBody(exception);
+    const http = host.switchToHttp();
+    const reply = http.getResponse<FastifyReply>();
+    const request = http.getRequest<FastifyRequest | undefined>();
+    // Fastify's not-found handler (Nest's says "Cannot GET <url>")
+    const body = request?.is404 ? notFoundBody(request.method) : this.toBody(exception);
     if (body.statusCode === 503) this.logger.warn(`store unavailable: ${(exception as Error)?.message}`);
     else if (body.statusCode >= 500)
       this.logger.error(exception instanceof Error ? exception.stack : String(exception));

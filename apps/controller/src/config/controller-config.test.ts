@@ -60,4 +60,57 @@ describe('loadConfig', () => {
       loadConfig({ ...prod, RECLOSER_HEARTBEAT_INTERVAL_MS: '1000', RECLOSER_HEARTBEAT_TTL_MS: '500' }),
     ).toThrow(/RECLOSER_HEARTBEAT_TTL_MS: must be at least/);
   });
+
+  it('defaults the edge limits for real fleets and keeps /metrics behind a token', () => {
+    expect(loadConfig(prod)).toMatchObject({
+      rateLimitWritesPerMin: 600_000,
+      rateLimitAuthFailuresPerMin: 30,
+      metricsToken: null,
+      metricsPublic: false,
+      metricsPort: null,
+      trustProxy: false,
+    });
+    expect(loadConfig({ ...prod, RECLOSER_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ ...prod, RECLOSER_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+    ]);
+    expect(
+      loadConfig({
+        ...prod,
+        RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '1200',
+        RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN: '5',
+        RECLOSER_METRICS_TOKEN: 'a-long-enough-metrics-token',
+        RECLOSER_METRICS_PUBLIC: 'true',
+        RECLOSER_METRICS_PORT: '9464',
+      }),
+    ).toMatchObject({
+      rateLimitWritesPerMin: 1200,
+      rateLimitAuthFailuresPerMin: 5,
+      metricsToken: 'a-long-enough-metrics-token',
+      metricsPublic: true,
+      metricsPort: 9464,
+    });
+  });
+
+  it('names a bad edge-limit or metrics variable', () => {
+    expect(() => loadConfig({ ...prod, RECLOSER_RATE_LIMIT_WRITES_PER_MIN: 'lots' })).toThrow(
+      /RECLOSER_RATE_LIMIT_WRITES_PER_MIN: .*positive integer/,
+    );
+    expect(() => loadConfig({ ...prod, RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN: '0' })).toThrow(
+      /RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN: /,
+    );
+    expect(() => loadConfig({ ...prod, RECLOSER_METRICS_PUBLIC: 'perhaps' })).toThrow(
+      /RECLOSER_METRICS_PUBLIC: RECLOSER_METRICS_PUBLIC must be true or false/,
+    );
+    expect(() => loadConfig({ ...prod, RECLOSER_METRICS_TOKEN: 'short' })).toThrow(
+      /RECLOSER_METRICS_TOKEN: .*at least 16/,
+    );
+    expect(() => loadConfig({ ...prod, RECLOSER_METRICS_PORT: '3000' })).toThrow(
+      /RECLOSER_METRICS_PORT: must differ from PORT/,
+    );
+    expect(() => loadConfig({ ...prod, RECLOSER_TRUST_PROXY: 'the lb' })).toThrow(
+      /RECLOSER_TRUST_PROXY: RECLOSER_TRUST_PROXY must be true, false/,
+    );
+  });
 });

@@ -25,6 +25,18 @@ export class ControllerConfig {
   readonly outboxPollMs: number;
   /** false: this replica writes events but leaves relaying them to the others */
   readonly outboxRelay: boolean;
+  /** writes (POST/PUT/DELETE) one credential may make per minute, counted across replicas */
+  readonly rateLimitWritesPerMin: number;
+  /** failed authentications (401) one client address may cause per minute before its credentials are refused with 429 */
+  readonly rateLimitAuthFailuresPerMin: number;
+  /** the bearer token /metrics asks for; null: the admin token */
+  readonly metricsToken: string | null;
+  /** true: /metrics answers without a token */
+  readonly metricsPublic: boolean;
+  /** serve /metrics on this port only (not on PORT); null: on PORT */
+  readonly metricsPort: number | null;
+  /** Fastify's trustProxy: which X-Forwarded-For hops to believe for the client address the limits count */
+  readonly trustProxy: boolean | number | string[];
 
   constructor(values: Omit<ControllerConfig, 'databaseName'>) {
     Object.assign(this, values);
@@ -67,6 +79,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
   if (problems.length === 0 && ttlMs < intervalMs) {
     problems.push('RECLOSER_HEARTBEAT_TTL_MS: must be at least RECLOSER_HEARTBEAT_INTERVAL_MS');
   }
+  if (parsed.RECLOSER_METRICS_PORT !== undefined && parsed.RECLOSER_METRICS_PORT === (parsed.PORT ?? 3000)) {
+    problems.push('RECLOSER_METRICS_PORT: must differ from PORT');
+  }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
@@ -89,5 +104,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
     redisPrefix: parsed.RECLOSER_REDIS_PREFIX ?? `recloser:${databaseNameOf(databaseUrl)}`,
     outboxPollMs: parsed.RECLOSER_OUTBOX_POLL_MS ?? 250,
     outboxRelay: parsed.RECLOSER_OUTBOX_RELAY ?? true,
+    // 600k/min = 10k writes/s: a heartbeat a second from several thousand instances on one key, plus probes and ledger events
+    rateLimitWritesPerMin: parsed.RECLOSER_RATE_LIMIT_WRITES_PER_MIN ?? 600_000,
+    rateLimitAuthFailuresPerMin: parsed.RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN ?? 30,
+    metricsToken: parsed.RECLOSER_METRICS_TOKEN ?? null,
+    metricsPublic: parsed.RECLOSER_METRICS_PUBLIC ?? false,
+    metricsPort: parsed.RECLOSER_METRICS_PORT ?? null,
+    trustProxy: trustProxyOf(parsed.RECLOSER_TRUST_PROXY ?? 'false'),
   });
+}
+
+function trustProxyOf(value: string): boolean | number | string[] {
+  if (value === 'true' || value === 'false') return value === 'true';
+  if (/^\d+$/.test(value)) return Number(value);
+  return value.split(',').map((a) => a.trim());
 }

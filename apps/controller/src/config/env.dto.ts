@@ -85,4 +85,41 @@ export class EnvironmentVariables {
   @Transform(toBool)
   @IsBoolean({ message: 'RECLOSER_OUTBOX_RELAY must be true or false' })
   RECLOSER_OUTBOX_RELAY?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'RECLOSER_RATE_LIMIT_WRITES_PER_MIN must be a positive integer' })
+  RECLOSER_RATE_LIMIT_WRITES_PER_MIN?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN must be a positive integer' })
+  RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN?: number;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(16, { message: 'RECLOSER_METRICS_TOKEN must be at least 16 characters' })
+  RECLOSER_METRICS_TOKEN?: string;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean({ message: 'RECLOSER_METRICS_PUBLIC must be true or false' })
+  RECLOSER_METRICS_PUBLIC?: boolean;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(65535)
+  @IsInt({ message: 'RECLOSER_METRICS_PORT must be an integer between 1 and 65535' })
+  RECLOSER_METRICS_PORT?: number;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^(true|false|\d+|[0-9A-Fa-f:./]+(\s*,\s*[0-9A-Fa-f:./]+)*)$/, {
+    message:
+      'RECLOSER_TRUST_PROXY must be true, false, a hop count or a comma-separated list of proxy addresses/CIDRs',
+  })
+  RECLOSER_TRUST_PROXY?: string;
 }

@@ -1,14 +1,19 @@
-import { Controller, Get, Header } from '@nestjs/common';
-import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { prometheusText } from '../telemetry/telemetry.js';
+import { Controller, Get, Header, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { metricsText } from './metrics-access.js';
+import { MetricsGuard } from './metrics.guard.js';
 
 @ApiTags('metrics')
+@ApiBearerAuth()
 @Controller('metrics')
+@UseGuards(MetricsGuard)
 export class MetricsController {
   @Get()
   @Header('content-type', 'text/plain; version=0.0.4; charset=utf-8')
-  @ApiOperation({ summary: 'Prometheus text from the OpenTelemetry SDK' })
+  @ApiOperation({
+    summary: 'Prometheus text from the OpenTelemetry SDK (admin or metrics token unless public)',
+  })
   async metrics(): Promise<string> {
-    return (await prometheusText()) ?? '# telemetry is not started in this process\n';
+    return metricsText();
   }
 }

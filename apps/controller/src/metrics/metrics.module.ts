@@ -1,11 +1,20 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
+import type { ControllerConfig } from '../config/controller-config.js';
 import { OutboxModule } from '../outbox/outbox.module.js';
 import { ControlEventsMetrics } from './control-events.consumer.js';
 import { MetricsController } from './metrics.controller.js';
+import { MetricsGuard } from './metrics.guard.js';
+import { MetricsServer } from './metrics.server.js';
 
-@Module({
-  imports: [OutboxModule],
-  controllers: [MetricsController],
-  providers: [ControlEventsMetrics],
-})
-export class MetricsModule {}
+/** /metrics on PORT, or on RECLOSER_METRICS_PORT only when that is set. */
+@Module({})
+export class MetricsModule {
+  static forRoot(config: ControllerConfig): DynamicModule {
+    return {
+      module: MetricsModule,
+      imports: [OutboxModule],
+      controllers: config.metricsPort === null ? [MetricsController] : [],
+      providers: [ControlEventsMetrics, MetricsGuard, MetricsServer],
+    };
+  }
+}

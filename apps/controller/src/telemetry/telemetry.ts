@@ -1,7 +1,7 @@
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 
 let sdk: NodeSDK | null = null;
 let exporter: PrometheusExporter | null = null;
@@ -21,6 +21,9 @@ export function startTelemetry(serviceName = 'recloser-controller'): void {
   exporter = new PrometheusExporter({ preventServerStart: true });
   sdk = new NodeSDK({
     serviceName,
+    // OTEL_RESOURCE_ATTRIBUTES only: the default process and host detectors would publish the
+    // command line, executable path, owner, PID and host name on /metrics (target_info)
+    resourceDetectors: [resources.envDetector],
     metricReaders: [exporter],
     instrumentations: [new HttpInstrumentation(), new PgInstrumentation()],
   });
