@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { IDENTIFIER_MAX } from '@recloser/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { AppModule } from './app.module.js';
 import { AllExceptionsFilter } from './common/all-exceptions.filter.js';
+import { registerInputRules } from './common/input-rules.js';
 import { registerJsonBodyParser } from './common/json-body-parser.js';
 import { createValidationPipe } from './common/validation.js';
 import { type ControllerConfig, loadConfig } from './config/controller-config.js';
@@ -13,6 +15,9 @@ import { migrateLocked } from './database/migrate-locked.js';
 import { assertRedisReachable } from './redis/redis-connection.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+// a path segment long enough for any identifier (128 characters, 3 bytes each when %-escaped), so
+// what the rules accept is reachable and longer ones get a 400 naming the field instead of a 414
+const MAX_PARAM_LENGTH = 3 * IDENTIFIER_MAX;
 
 const LOG_LEVELS: Record<ControllerConfig['nodeEnv'], LogLevel[]> = {
   production: ['log', 'warn', 'error', 'fatal'],
@@ -33,13 +38,17 @@ export async function createControllerApp(
   await assertRedisReachable(config.redisUrl);
   if (config.migrateOnBoot) await migrateLocked(config.databaseUrl);
 
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES });
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: LOG_LEVELS[config.nodeEnv],
     abortOnError: false,
     bodyParser: false, // JSON only, by the parser below
   });
   registerJsonBodyParser(app.getHttpAdapter().getInstance(), BODY_LIMIT_BYTES);
+  registerInputRules(app.getHttpAdapter().getInstance());
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
 
