@@ -1,11 +1,13 @@
 import 'reflect-metadata';
 import { LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { IDENTIFIER_MAX } from '@recloser/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import { AllExceptionsFilter, frameworkErrorBody } from './common/all-exceptions.filter.js';
+import { registerInputRules } from './common/input-rules.js';
 import { registerJsonBodyParser } from './common/json-body-parser.js';
 import { createValidationPipe } from './common/validation.js';
 import { type ControllerConfig, loadConfig } from './config/controller-config.js';
@@ -16,6 +18,9 @@ import { assertRedisReachable } from './redis/redis-connection.js';
 import { REDIS_CLIENT } from './redis/redis.constants.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+// a path segment long enough for any identifier (128 characters, 3 bytes each when %-escaped), so
+// what the rules accept is reachable and longer ones get a 400 naming the field instead of a 414
+const MAX_PARAM_LENGTH = 3 * IDENTIFIER_MAX;
 
 const LOG_LEVELS: Record<ControllerConfig['nodeEnv'], LogLevel[]> = {
   production: ['log', 'warn', 'error', 'fatal'],
@@ -47,6 +52,7 @@ export async function createControllerApp(
       const body = frameworkErrorBody(error);
       void reply.status(body.statusCode).send(body);
     },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: LOG_LEVELS[config.nodeEnv],
@@ -54,6 +60,7 @@ export async function createControllerApp(
     bodyParser: false, // JSON only, by the parser below
   });
   registerJsonBodyParser(app.getHttpAdapter().getInstance(), BODY_LIMIT_BYTES);
+  registerInputRules(app.getHttpAdapter().getInstance());
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe());
   await registerEdgeLimits(app, config, app.get(REDIS_CLIENT));

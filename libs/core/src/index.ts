@@ -10,6 +10,7 @@ export * from './quorum/QuorumNear.js';
 export * from './pool/PoolDefaults.js';
 export * from './pool/PoolId.js';
 export * from './pool/PoolValidation.js';
+export * from './input/InputRules.js';
 export * from './outcome/Outcome.js';
 export * from './backoff/Backoff.js';
 export * from './ramp/TokenBucket.js';

@@ -1,6 +1,7 @@
 // Validation of a PUT /v1/admin/pools/{id} body. A partial body merges over the defaults; every
 // problem is reported at once, each naming its field path and the reason, so the controller can
 // answer 400 with all of them instead of one at a time (or a 500).
+import { DAY_MS, identifierProblem, MAX_COUNT, trafficClassProblem } from '../input/InputRules.js';
 import { defaultPoolBody, type PoolBody } from './PoolDefaults.js';
 
 export interface PoolFieldError {
@@ -28,6 +29,11 @@ const GATE_KEYS = [
 const FALLBACK_KEYS = ['ratePerSec', 'ownersPerRegion', 'regionWeights'] as const;
 /** `probe` names probe calls; a capacity class by that name would blur the probe budget */
 const RESERVED_CLASS = 'probe';
+// bounds so no number or list can overflow what is derived from it (a Retry-After of 1e296 s)
+const MAX_DEPENDENCIES = 1000;
+const MAX_CLASSES = 32;
+const MAX_REGIONS = 256;
+const MAX_STEPS = 100;
 
 function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -60,10 +66,11 @@ class Collector {
     return true;
   }
 
-  /** integer >= min */
-  integer(field: string, v: unknown, min: number): void {
+  /** integer in [min, max] */
+  integer(field: string, v: unknown, min: number, max: number): void {
     if (!this.isNumber(field, v)) return;
     if (!Number.isInteger(v) || v < min) this.add(field, `must be an integer >= ${min}`);
+    else if (v > max) this.add(field, `must be an integer <= ${max}`);
   }
 
   /** number in [min, max] (max may be Infinity) */
@@ -77,15 +84,26 @@ class Collector {
     }
   }
 
-  stringList(field: string, v: unknown): v is string[] {
+  /** An array of at most `maxItems` distinct strings, each passing `rule` (core's InputRules). */
+  stringList(
+    field: string,
+    v: unknown,
+    rule: (s: unknown) => string | null,
+    maxItems: number,
+  ): v is string[] {
     if (!Array.isArray(v)) {
       this.add(field, 'must be an array of strings');
       return false;
     }
+    if (v.length > maxItems) {
+      this.add(field, `must hold at most ${maxItems} entries`);
+      return false;
+    }
     let ok = true;
     v.forEach((s, i) => {
-      if (typeof s !== 'string' || s.trim() === '') {
-        this.add(`${field}[${i}]`, 'must be a non-empty string');
+      const problem = typeof s !== 'string' || s.trim() === '' ? 'must be a non-empty string' : rule(s);
+      if (problem) {
+        this.add(`${field}[${i}]`, problem);
         ok = false;
       }
     });
@@ -140,28 +158,34 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
   const m = overlay(body);
   c.object('', m, TOP_KEYS);
 
-  c.stringList('dependencies', m.dependencies);
+  c.stringList('dependencies', m.dependencies, identifierProblem, MAX_DEPENDENCIES);
 
   if (c.object('probe', m.probe, PROBE_KEYS)) {
     const p = m.probe;
-    c.integer('probe.concurrency', p.concurrency, 1);
+    c.integer('probe.concurrency', p.concurrency, 1, MAX_COUNT);
     // whole grants per second: the grant rule counts grants in a 1 s window against it
-    c.integer('probe.ratePerSec', p.ratePerSec, 1);
-    c.integer('probe.leaseTtlMs', p.leaseTtlMs, 1);
-    c.integer('probe.cooldownMs', p.cooldownMs, 0);
-    c.integer('probe.probesToPass', p.probesToPass, 1);
+    c.integer('probe.ratePerSec', p.ratePerSec, 1, MAX_COUNT);
+    c.integer('probe.leaseTtlMs', p.leaseTtlMs, 1, DAY_MS);
+    c.integer('probe.cooldownMs', p.cooldownMs, 0, DAY_MS);
+    c.integer('probe.probesToPass', p.probesToPass, 1, MAX_COUNT);
   }
 
   let classes: string[] | null = null;
   if (isObj(m.capacity)) {
     classes = Object.keys(m.capacity);
     if (classes.length === 0) c.add('capacity', 'must name at least one traffic class');
-    for (const [name, cap] of Object.entries(m.capacity)) {
+    if (classes.length > MAX_CLASSES) c.add('capacity', `must name at most ${MAX_CLASSES} traffic classes`);
+    for (const [name, cap] of Object.entries(m.capacity).slice(0, MAX_CLASSES)) {
+      const nameProblem = trafficClassProblem(name);
+      if (nameProblem) {
+        c.add('capacity', `class name ${JSON.stringify(name.slice(0, 64))} ${nameProblem}`);
+        continue;
+      }
       const f = `capacity.${name}`;
       if (name === RESERVED_CLASS) c.add(f, `"${RESERVED_CLASS}" is reserved for probe calls`);
       if (!c.object(f, cap, CLASS_KEYS)) continue;
-      c.range(`${f}.ratePerSec`, cap.ratePerSec, 0, Infinity, true);
-      c.integer(`${f}.concurrency`, cap.concurrency, 1);
+      c.range(`${f}.ratePerSec`, cap.ratePerSec, 0, MAX_COUNT, true);
+      c.integer(`${f}.concurrency`, cap.concurrency, 1, MAX_COUNT);
     }
   } else {
     c.add('capacity', 'must be an object of traffic class -> { ratePerSec, concurrency }');
@@ -170,10 +194,10 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
   if (c.object('ramp', m.ramp, RAMP_KEYS)) {
     const r = m.ramp;
     checkSteps(c, r.steps);
-    c.integer('ramp.dwellMs', r.dwellMs, 0);
-    c.integer('ramp.minSample', r.minSample, 1);
+    c.integer('ramp.dwellMs', r.dwellMs, 0, DAY_MS);
+    c.integer('ramp.minSample', r.minSample, 1, MAX_COUNT);
     const order = r.classOrder;
-    if (c.stringList('ramp.classOrder', order) && classes) {
+    if (c.stringList('ramp.classOrder', order, trafficClassProblem, MAX_CLASSES) && classes) {
       const known = classes;
       if (order.length === 0) c.add('ramp.classOrder', 'must list at least one class');
       const unknown = order.filter((k) => !known.includes(k));
@@ -186,21 +210,31 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
     if (c.object('ramp.gates', r.gates, GATE_KEYS)) {
       const g = r.gates;
       c.range('ramp.gates.minSuccessRate', g.minSuccessRate, 0, 1);
-      c.integer('ramp.gates.maxLatencyP95Ms', g.maxLatencyP95Ms, 0);
-      c.integer('ramp.gates.maxTtftP95Ms', g.maxTtftP95Ms, 0);
-      c.integer('ramp.gates.maxQueueAgeMs', g.maxQueueAgeMs, 0);
+      c.integer('ramp.gates.maxLatencyP95Ms', g.maxLatencyP95Ms, 0, DAY_MS);
+      c.integer('ramp.gates.maxTtftP95Ms', g.maxTtftP95Ms, 0, DAY_MS);
+      c.integer('ramp.gates.maxQueueAgeMs', g.maxQueueAgeMs, 0, DAY_MS);
       c.range('ramp.gates.max429Rate', g.max429Rate, 0, 1);
     }
   }
 
   if (c.object('fallback', m.fallback, FALLBACK_KEYS)) {
     const f = m.fallback;
-    c.range('fallback.ratePerSec', f.ratePerSec, 0, Infinity);
-    c.integer('fallback.ownersPerRegion', f.ownersPerRegion, 1);
+    c.range('fallback.ratePerSec', f.ratePerSec, 0, MAX_COUNT);
+    c.integer('fallback.ownersPerRegion', f.ownersPerRegion, 1, MAX_COUNT);
     if (f.regionWeights !== undefined) {
       if (isObj(f.regionWeights)) {
-        for (const [region, w] of Object.entries(f.regionWeights)) {
-          c.range(`fallback.regionWeights.${region}`, w, 0, Infinity);
+        const weights = Object.entries(f.regionWeights);
+        if (weights.length > MAX_REGIONS)
+          c.add('fallback.regionWeights', `must name at most ${MAX_REGIONS} regions`);
+        for (const [region, w] of weights.slice(0, MAX_REGIONS)) {
+          const regionProblem = identifierProblem(region);
+          if (regionProblem) {
+            c.add('fallback.regionWeights', `region ${JSON.stringify(region.slice(0, 64))} ${regionProblem}`);
+            continue;
+          }
+          const field = `fallback.regionWeights.${region}`;
+          c.range(field, w, 0, Infinity);
+          if (typeof w === 'number' && w > MAX_COUNT) c.add(field, `must be at most ${MAX_COUNT}`);
         }
       } else {
         c.add('fallback.regionWeights', 'must be an object of region -> weight');
@@ -214,6 +248,10 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
 
 function checkSteps(c: Collector, steps: unknown): void {
   const rule = 'must be ascending, each in (0, 1]';
+  if (Array.isArray(steps) && steps.length > MAX_STEPS) {
+    c.add('ramp.steps', `must hold at most ${MAX_STEPS} steps`);
+    return;
+  }
   if (!Array.isArray(steps) || steps.length === 0) {
     c.add('ramp.steps', `must be a non-empty array of fractions, ${rule.replace('must be ', '')}`);
     return;

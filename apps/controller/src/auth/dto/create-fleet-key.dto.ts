@@ -1,21 +1,20 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsString, Length, Matches } from 'class-validator';
-
-export const NAME_PATTERN = /^[A-Za-z0-9._:@/-]+$/;
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsString, Length } from 'class-validator';
+import { IsFreeText, IsIdentifier } from '../../common/input-rules.js';
 
 export class CreateFleetKeyDto {
   @ApiProperty({ example: 'orders fleet' })
-  @IsString()
+  @IsFreeText(200)
   @Length(1, 200)
+  @IsString()
   name: string;
 
   @ApiProperty({ example: ['orders-consumer'], description: 'groups this key may report for' })
-  @IsArray()
-  @ArrayNotEmpty()
-  @ArrayMaxSize(100)
+  @IsIdentifier({ each: true })
   @IsString({ each: true })
-  @Length(1, 200, { each: true })
-  @Matches(NAME_PATTERN, { each: true, message: 'each group may hold letters, digits and . _ : @ / -' })
+  @ArrayMaxSize(100)
+  @ArrayNotEmpty()
+  @IsArray()
   groups: string[];
 }
 

@@ -1,10 +1,13 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IDENTIFIER_MAX } from '@recloser/core';
 import { IsOptional, IsString, Length } from 'class-validator';
+import { IsIdentifier } from '../../common/input-rules.js';
 
 export class ListBreakersQuery {
   @ApiPropertyOptional({ description: "one of the key's groups; all of them when absent" })
   @IsOptional()
-  @Length(1, 200)
+  @IsIdentifier()
+  @Length(1, IDENTIFIER_MAX)
   @IsString()
   group?: string;
 }

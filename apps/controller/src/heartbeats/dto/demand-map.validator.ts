@@ -1,6 +1,6 @@
+import { MAX_COUNT, trafficClassProblem } from '@recloser/core';
 import { registerDecorator, type ValidationArguments, type ValidationOptions } from 'class-validator';
 
-const CLASS_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_CLASSES = 32;
 
 /** A `{ trafficClass: requestsPerSecond }` map: short class names, finite non-negative numbers. */
@@ -27,9 +27,12 @@ export function demandProblem(value: unknown): string | null {
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length > MAX_CLASSES) return `must name at most ${MAX_CLASSES} traffic classes`;
   for (const [name, rate] of entries) {
-    if (!CLASS_NAME.test(name)) return `has an invalid traffic class name "${name.slice(0, 64)}"`;
+    // the name's own rule is core's; JSON quoting keeps an odd name printable
+    if (trafficClassProblem(name) !== null)
+      return `has an invalid traffic class name ${JSON.stringify(name.slice(0, 64))}`;
     if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0)
       return `.${name} must be a non-negative number`;
+    if (rate > MAX_COUNT) return `.${name} must be at most ${MAX_COUNT}`;
   }
   return null;
 }

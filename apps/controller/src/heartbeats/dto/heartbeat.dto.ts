@@ -1,6 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  DAY_MS,
   EVIDENCE_CLASSES,
+  IDENTIFIER_MAX,
+  MAX_COUNT,
   REPORTED_STATES,
   type BreakerVerdict,
   type EvidenceClass,
@@ -18,19 +21,43 @@ import {
   IsObject,
   IsOptional,
   IsString,
-  Length,
-  Matches,
   Max,
   Min,
+  registerDecorator,
   ValidateIf,
   ValidateNested,
+  type ValidationArguments,
 } from 'class-validator';
-import { NAME_PATTERN } from '../../auth/dto/create-fleet-key.dto.js';
+import { IsIdentifier } from '../../common/input-rules.js';
 import { IsDemandMap } from './demand-map.validator.js';
 
 // Decorators run bottom-up and validation stops at a field's first error: the type check sits last.
-const MAX_COUNT = 1e9;
 const count = { allowNaN: false, allowInfinity: false } as const;
+
+/** Evidence counts are of the window's attempts: none may exceed them (successes, each class). */
+function AtMostAttempts(): PropertyDecorator {
+  const over = (value: unknown, attempts: unknown): string | null => {
+    if (typeof attempts !== 'number') return null; // attempts' own check reports it
+    if (typeof value === 'number') return value > attempts ? '' : null;
+    if (value === null || typeof value !== 'object') return null;
+    const bad = Object.entries(value).find(([, v]) => typeof v === 'number' && v > attempts);
+    return bad ? `.${bad[0]}` : null;
+  };
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'atMostAttempts',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown, args: ValidationArguments) =>
+          over(value, (args.object as EvidenceDto).attempts) === null,
+        defaultMessage: (args: ValidationArguments) => {
+          const attempts = (args.object as EvidenceDto).attempts;
+          return `${args.property}${over(args.value, attempts) ?? ''} must not exceed attempts (${attempts})`;
+        },
+      },
+    });
+}
 
 export class EvidenceByClassDto implements Partial<Record<EvidenceClass, number>> {
   @ApiPropertyOptional() @IsOptional() @Min(0) @Max(MAX_COUNT) @IsNumber(count) overload?: number;
@@ -48,7 +75,8 @@ export class EvidenceDto {
   @IsNumber(count)
   attempts: number;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'at most attempts' })
+  @AtMostAttempts()
   @Min(0)
   @Max(MAX_COUNT)
   @IsNumber(count)
@@ -56,9 +84,10 @@ export class EvidenceDto {
 
   @ApiPropertyOptional({
     type: EvidenceByClassDto,
-    description: `counts per class: ${EVIDENCE_CLASSES.join(', ')}`,
+    description: `counts per class (each at most attempts): ${EVIDENCE_CLASSES.join(', ')}`,
   })
   @IsOptional()
+  @AtMostAttempts()
   @ValidateNested()
   @Type(() => EvidenceByClassDto)
   @IsObject()
@@ -66,18 +95,21 @@ export class EvidenceDto {
 
   @ApiPropertyOptional({ type: Number, nullable: true })
   @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @Max(DAY_MS)
   @Min(0)
   @IsNumber(count)
   latencyP95Ms?: number | null;
 
   @ApiPropertyOptional({ type: Number, nullable: true })
   @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @Max(DAY_MS)
   @Min(0)
   @IsNumber(count)
   ttftP95Ms?: number | null;
 
   @ApiPropertyOptional({ type: Number, nullable: true })
   @ValidateIf((_o, v) => v !== null && v !== undefined)
+  @Max(DAY_MS)
   @Min(0)
   @IsNumber(count)
   queueAgeMs?: number | null;
@@ -85,8 +117,7 @@ export class EvidenceDto {
 
 export class BreakerVerdictDto {
   @ApiProperty({ example: 'llm-provider' })
-  @Matches(NAME_PATTERN, { message: 'dependency may hold letters, digits and . _ : @ / -' })
-  @Length(1, 200)
+  @IsIdentifier()
   @IsString()
   dependency: string;
 
@@ -98,7 +129,8 @@ export class BreakerVerdictDto {
     description: "the instance's own clock; the controller keeps its own first-seen time",
   })
   @IsOptional()
-  @IsISO8601({}, { message: 'since must be an ISO-8601 timestamp' })
+  // strict: a real calendar date (no 2026-02-30)
+  @IsISO8601({ strict: true }, { message: 'since must be an ISO-8601 timestamp of a real date' })
   since?: string;
 
   @ApiProperty({ type: EvidenceDto })
@@ -114,25 +146,26 @@ export class BreakerVerdictDto {
 }
 
 export class HeartbeatDto {
-  @ApiProperty({ example: 'worker-17' })
-  @Length(1, 200)
+  @ApiProperty({ example: 'worker-17', maxLength: IDENTIFIER_MAX })
+  @IsIdentifier()
   @IsString()
   instanceId: string;
 
-  @ApiProperty({ example: 'orders-consumer' })
-  @Matches(NAME_PATTERN, { message: 'group may hold letters, digits and . _ : @ / -' })
-  @Length(1, 200)
+  @ApiProperty({ example: 'orders-consumer', maxLength: IDENTIFIER_MAX })
+  @IsIdentifier()
   @IsString()
   group: string;
 
-  @ApiProperty({ example: 'eu-west' })
-  @Length(1, 100)
+  @ApiProperty({ example: 'eu-west', maxLength: IDENTIFIER_MAX })
+  @IsIdentifier()
   @IsString()
   region: string;
 
   @ApiProperty({ type: [BreakerVerdictDto] })
   @ValidateNested({ each: true })
   @Type(() => BreakerVerdictDto)
+  // ValidateNested walks into a nested array without complaint: `[[]]` must not get through
+  @IsObject({ each: true, message: 'breakers must hold objects (one verdict each)' })
   @ArrayMaxSize(200)
   @IsArray()
   breakers: BreakerVerdictDto[];

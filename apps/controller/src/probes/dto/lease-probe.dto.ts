@@ -1,20 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { IsIdentifier, IsTrafficClass } from '../../common/input-rules.js';
 
 export class LeaseProbeDto {
   @ApiProperty({ example: 'worker-17' })
+  @IsIdentifier()
   @IsString()
-  @Length(1, 200)
   instanceId: string;
 
   @ApiProperty({ example: 'orders-consumer' })
+  @IsIdentifier()
   @IsString()
-  @Length(1, 200)
   group: string;
 
   @ApiProperty({ example: 'llm-provider' })
+  @IsIdentifier()
   @IsString()
-  @Length(1, 200)
   dependency: string;
 
   @ApiPropertyOptional({
@@ -22,8 +23,8 @@ export class LeaseProbeDto {
     description: 'traffic class of the real call the probe rides on',
   })
   @IsOptional()
+  @IsTrafficClass()
   @IsString()
-  @Length(1, 100)
   class?: string;
 }
 

@@ -1,12 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { EVIDENCE_CLASSES } from '@recloser/core';
+import { DAY_MS, EVIDENCE_CLASSES } from '@recloser/core';
 import { IsIn, IsNumber, IsOptional, Max, Min } from 'class-validator';
 
 /** A probe ends in success or in one of the classes a verdict's evidence counts (never cancelled). */
 export const PROBE_OUTCOMES = ['success', ...EVIDENCE_CLASSES] as const;
 export type ProbeOutcome = (typeof PROBE_OUTCOMES)[number];
-
-const DAY_MS = 86_400_000;
 
 export class ProbeResultDto {
   @ApiProperty({ enum: PROBE_OUTCOMES })
