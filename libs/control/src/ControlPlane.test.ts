@@ -98,12 +98,36 @@ describe('ControlPlane: probe leases', () => {
     const until = control.breakers.peek(ID)!.globalState.cooldownUntil!;
     const ask = () => control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
     clock.set(until - 1);
+    await beat(control.plane, 'a', 'paused'); // a live instance of the group asks
     await expect(ask()).rejects.toMatchObject({ kind: 'retry_later', retryAfterMs: 1 });
     expect(stateOf(control)).toBe('open');
     clock.set(until);
     const grant = await ask();
     expect(grant.fencing).toBeGreaterThan(0);
     expect(stateOf(control)).toBe('probing');
+  });
+});
+
+describe('ControlPlane: probe results', () => {
+  it('answers a token of another group exactly as an unknown token, and leaves it valid for its holder', async () => {
+    const { clock, control } = setup(0);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'open');
+    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+    await beat(control.plane, 'a', 'paused');
+    const grant = await control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
+    const foreign = await control.plane
+      .probeResult(grant.token, { outcome: 'success', latencyMs: 5 }, () => {
+        throw new Error('forbidden');
+      })
+      .catch((e: unknown) => e);
+    const unknown = await control.plane
+      .probeResult('no-such-token', { outcome: 'success', latencyMs: 5 })
+      .catch((e: unknown) => e);
+    expect(foreign).toMatchObject({ kind: 'conflict' });
+    expect((foreign as Error).message).toBe((unknown as Error).message);
+    expect(await control.leases.check(grant.token)).not.toBeNull();
   });
 });
 

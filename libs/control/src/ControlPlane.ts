@@ -384,7 +384,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /**
    * POST /v1/probes/{token}/result: releases the token and hands the outcome to core onProbeResult
    * under the breaker's lock. A result of an older epoch changes nothing (core ignores it).
-   * `authorize` sees the breaker's group before anything changes (the controller's 403).
+   * `authorize` sees the breaker's group before anything changes; a token of a group the caller may
+   * not see is refused exactly as an unknown token.
    */
   async probeResult(
     token: string,
@@ -395,7 +396,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     if (!info) throw staleToken();
     const breaker = await this.ports.breakers.get(info.breakerId);
     if (!breaker) throw staleToken();
-    authorize(breaker.group);
+    try {
+      authorize(breaker.group);
+    } catch {
+      // a token of another group answers as an unknown one: no oracle of which tokens exist
+      throw staleToken();
+    }
     const lease = await this.leaseStore(() => this.ports.leases.release(token));
     if (!lease) throw staleToken();
     const pool = await this.ports.pools.resolve(breaker.dependency);
