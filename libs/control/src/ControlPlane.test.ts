@@ -88,6 +88,38 @@ describe('ControlPlane: the learning period (one heartbeat TTL)', () => {
   });
 });
 
+describe('ControlPlane: bounds', () => {
+  it('refuses a heartbeat that would give its group more breakers than allowed, creating none of them', async () => {
+    const clock = new FakeClock(0);
+    const control = createMemoryControlPlane({
+      clock,
+      rng: seededRng(1),
+      heartbeatIntervalMs: 1000,
+      heartbeatTtlMs: TTL,
+      isolationAfterMs: 2 * TTL,
+      maxBreakersPerGroup: 2,
+    });
+    const hb = (...deps: string[]) =>
+      control.plane.heartbeat({
+        instanceId: 'a',
+        group: GROUP,
+        region: 'eu-west',
+        breakers: deps.map((dependency) => ({
+          dependency,
+          state: 'closed' as const,
+          evidence: emptyEvidence(),
+        })),
+      });
+    await expect(hb('x', 'y', 'z')).rejects.toMatchObject({ kind: 'conflict' });
+    expect(control.breakers.peek(`${GROUP}:x`)).toBeUndefined();
+    expect((await hb('x', 'y')).breakers).toHaveLength(2);
+    const refused = await hb('x', 'z').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'conflict' });
+    expect((refused as Error).message).toMatch(/^breakers: group "g" has 2 breakers and may have at most 2/);
+    expect((await hb('y', 'x')).breakers).toHaveLength(2);
+  });
+});
+
 describe('ControlPlane: probe leases', () => {
   it('a lease asked for right after the cooldown starts PROBING without waiting for the tick (T-1 ms: retry later)', async () => {
     const { clock, control } = setup(0);

@@ -54,6 +54,8 @@ import type {
   VerdictRow,
 } from './ports.js';
 
+/** Breakers a group may have unless configured otherwise. */
+export const DEFAULT_MAX_BREAKERS_PER_GROUP = 1000;
 /** The lifecycle tick (cooldowns, ramp gates) runs this often. */
 export const LIFECYCLE_TICK_MS = 1000;
 /** The live fleet's demand is re-read at most this often per breaker and process (a fraction of a heartbeat). */
@@ -134,6 +136,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       group,
       heartbeat.breakers.map((v) => ({ dependency: v.dependency, poolId: poolOf.get(v.dependency)!.id })),
       now,
+      (existing, adding) => this.admitBreakers(group, existing, adding),
     );
     await presence.record(
       heartbeat,
@@ -166,6 +169,21 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       leaseTtlMs: this.settings.heartbeatTtlMs,
       breakers: plans,
     };
+  }
+
+  /**
+   * A group's breakers are bounded (one buggy or hostile fleet inventing dependency names must not
+   * grow the controller's tables and views without end). Checked before any is created; replicas
+   * creating at the same instant may pass the bound by the few they add together.
+   */
+  private admitBreakers(group: string, existing: number, adding: number): void {
+    const max = this.settings.maxBreakersPerGroup ?? DEFAULT_MAX_BREAKERS_PER_GROUP;
+    if (existing + adding > max) {
+      throw new ControlError(
+        'conflict',
+        `breakers: group "${group}" has ${existing} breakers and may have at most ${max}; this heartbeat would add ${adding} (unknown dependencies are refused until breakers are archived or the limit is raised)`,
+      );
+    }
   }
 
   // ---- quorum ----------------------------------------------------------------------------------

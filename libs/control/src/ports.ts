@@ -32,6 +32,8 @@ export interface ControlSettings {
   heartbeatTtlMs: number;
   /** an instance open this long while its group is closed is reported isolated (bad node) */
   isolationAfterMs: number;
+  /** breakers a group may have (DEFAULT_MAX_BREAKERS_PER_GROUP when absent): heartbeats may not add more */
+  maxBreakersPerGroup?: number;
 }
 
 /** A breaker as the control layer reads it. */
@@ -126,11 +128,16 @@ export interface CommittedTransition {
  * commit returns: a store may add its own rows (the controller's hash-chained log entries).
  */
 export interface BreakerStore<C extends CommittedTransition = CommittedTransition> {
-  /** The ids of one heartbeat's breakers (whole-group scope), created CLOSED on first sight. */
+  /**
+   * The ids of one heartbeat's breakers (whole-group scope), created CLOSED on first sight. Before
+   * creating any, the store calls `admit(existing, adding)` with the group's breaker count; it throws
+   * (and nothing is created) when the group may not grow by that much.
+   */
   idsFor(
     group: string,
     wanted: readonly { dependency: string; poolId: string }[],
     now: number,
+    admit?: (existing: number, adding: number) => void,
   ): Promise<Map<string, string>>;
   get(breakerId: string): Promise<BreakerRecord | null>;
   /** the breakers with their live and open verdict counts (liveness as core `isLive`), in one read */

@@ -87,6 +87,29 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       expect((await h.ports.breakers.active()).some((r) => r.id === a)).toBe(false);
     });
 
+    it("asks admit() before creating breakers, with the group's count, and creates nothing when it refuses", async () => {
+      const group = unique('g');
+      const seen: [number, number][] = [];
+      const admit = (existing: number, adding: number) => {
+        seen.push([existing, adding]);
+        if (existing + adding > 2) throw new Error('over the bound');
+      };
+      const pool = (await h.ports.pools.resolve('d1')).id;
+      const want = (...deps: string[]) => deps.map((dependency) => ({ dependency, poolId: pool }));
+      const now = h.ports.clock.now();
+      expect((await h.ports.breakers.idsFor(group, want('d1', 'd2'), now, admit)).size).toBe(2);
+      await expect(h.ports.breakers.idsFor(group, want('d1', 'd3'), now, admit)).rejects.toThrow(
+        'over the bound',
+      );
+      expect(await h.ports.breakers.find(group, 'd3')).toBeNull();
+      // known breakers need no admission
+      expect((await h.ports.breakers.idsFor(group, want('d2', 'd1'), now, admit)).size).toBe(2);
+      expect(seen).toEqual([
+        [0, 2],
+        [2, 1],
+      ]);
+    });
+
     it('counts live and locally open verdicts, and forgets them one TTL after the last heartbeat', async () => {
       const group = unique('g');
       const id = await breaker(group, 'dep');

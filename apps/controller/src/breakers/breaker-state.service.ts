@@ -59,6 +59,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     group: string,
     wanted: readonly { dependency: string; poolId: string }[],
     now: number,
+    admit?: (existing: number, adding: number) => void,
   ): Promise<Map<string, string>> {
     const key = (dependency: string, poolId: string) => `${group}\u0000${dependency}\u0000${poolId}`;
     const ids = new Map<string, string>();
@@ -68,7 +69,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
       return !id;
     });
     if (missing.length > 0) {
-      for (const [dependency, breaker] of await this.getOrCreateMany(group, missing, now)) {
+      for (const [dependency, breaker] of await this.getOrCreateMany(group, missing, now, admit)) {
         ids.set(dependency, breaker.id);
         if (this.knownIds.size >= MAX_KNOWN_IDS) this.knownIds.clear();
         this.knownIds.set(key(dependency, breaker.poolId), breaker.id);
@@ -85,6 +86,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     group: string,
     wanted: readonly { dependency: string; poolId: string }[],
     now: number,
+    admit?: (existing: number, adding: number) => void,
   ): Promise<Map<string, BreakerEntity>> {
     const repo = this.db.getRepository(BreakerEntity);
     const dependencies = wanted.map((w) => w.dependency);
@@ -93,6 +95,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     let found = await byDependency();
     const missing = wanted.filter((w) => !found.has(w.dependency));
     if (missing.length > 0) {
+      admit?.(await repo.count({ where: { group } }), missing.length);
       const state = initialGlobalState(now);
       await repo
         .createQueryBuilder()

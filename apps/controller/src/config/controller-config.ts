@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_BREAKERS_PER_GROUP } from '@recloser/control';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { EnvironmentVariables } from './env.dto.js';
@@ -19,6 +20,8 @@ export class ControllerConfig {
   readonly heartbeatTtlMs: number;
   /** an instance locally open this long while its group stays closed is reported as isolated */
   readonly isolationAfterMs: number;
+  /** breakers a group may have: a heartbeat naming more new dependencies is refused (409) */
+  readonly maxBreakersPerGroup: number;
   /** Prefix of every Redis key (BullMQ included); one per database by default, so controllers of different databases never share keys or jobs. */
   readonly redisPrefix: string;
   /** the outbox relay looks for unpublished events this often (a commit's kick() is sooner) */
@@ -101,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
     heartbeatIntervalMs: intervalMs,
     heartbeatTtlMs: ttlMs,
     isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,
+    maxBreakersPerGroup: parsed.RECLOSER_MAX_BREAKERS_PER_GROUP ?? DEFAULT_MAX_BREAKERS_PER_GROUP,
     redisPrefix: parsed.RECLOSER_REDIS_PREFIX ?? `recloser:${databaseNameOf(databaseUrl)}`,
     outboxPollMs: parsed.RECLOSER_OUTBOX_POLL_MS ?? 250,
     outboxRelay: parsed.RECLOSER_OUTBOX_RELAY ?? true,

@@ -71,6 +71,12 @@ export class EnvironmentVariables {
   RECLOSER_ISOLATION_AFTER_MS?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'RECLOSER_MAX_BREAKERS_PER_GROUP must be a whole number' })
+  RECLOSER_MAX_BREAKERS_PER_GROUP?: number;
+
+  @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9:_-]+$/, { message: 'RECLOSER_REDIS_PREFIX may hold letters, digits, : _ -' })
   RECLOSER_REDIS_PREFIX?: string;

@@ -62,6 +62,7 @@ export const controlPlaneProvider: Provider = {
         heartbeatIntervalMs: config.heartbeatIntervalMs,
         heartbeatTtlMs: config.heartbeatTtlMs,
         isolationAfterMs: config.isolationAfterMs,
+        maxBreakersPerGroup: config.maxBreakersPerGroup,
       },
       { warn: (message) => logger.warn(message) },
     );

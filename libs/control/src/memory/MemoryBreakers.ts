@@ -45,8 +45,17 @@ export class MemoryBreakers implements BreakerStore {
     group: string,
     wanted: readonly { dependency: string; poolId: string }[],
     now: number,
+    admit?: (existing: number, adding: number) => void,
   ): Promise<Map<string, string>> {
     const ids = new Map<string, string>();
+    const adding = new Set(
+      wanted.filter((w) => !this.idByKey.has(`${group}\u0000${w.dependency}`)).map((w) => w.dependency),
+    );
+    if (adding.size > 0 && admit) {
+      let existing = 0;
+      for (const b of this.byId.values()) if (b.group === group) existing += 1;
+      admit(existing, adding.size);
+    }
     for (const w of wanted) {
       const key = `${group}\u0000${w.dependency}`;
       let id = this.idByKey.get(key);

@@ -41,6 +41,7 @@ export function createMemoryControlPlane(opts: MemoryControlOptions): MemoryCont
     heartbeatIntervalMs: opts.heartbeatIntervalMs,
     heartbeatTtlMs: opts.heartbeatTtlMs,
     isolationAfterMs: opts.isolationAfterMs,
+    ...(opts.maxBreakersPerGroup !== undefined ? { maxBreakersPerGroup: opts.maxBreakersPerGroup } : {}),
   };
   const events = new MemoryEventLog((err, e) =>
     opts.hooks?.warn?.(`consumer of ${e.type} ${e.id}: ${String(err)}`),
