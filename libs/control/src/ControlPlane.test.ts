@@ -9,7 +9,7 @@ const GROUP = 'g';
 const DEP = 'dep';
 const ID = `${GROUP}:${DEP}`;
 
-function setup(start = 0) {
+function setup(start = 0, extra: { maxBreakersPerGroup?: number } = {}) {
   const clock = new FakeClock(start);
   const control = createMemoryControlPlane({
     clock,
@@ -17,6 +17,7 @@ function setup(start = 0) {
     heartbeatIntervalMs: 1000,
     heartbeatTtlMs: TTL,
     isolationAfterMs: 2 * TTL,
+    ...extra,
   });
   return { clock, control };
 }
@@ -90,15 +91,7 @@ describe('ControlPlane: the learning period (one heartbeat TTL)', () => {
 
 describe('ControlPlane: bounds', () => {
   it('refuses a heartbeat that would give its group more breakers than allowed, creating none of them', async () => {
-    const clock = new FakeClock(0);
-    const control = createMemoryControlPlane({
-      clock,
-      rng: seededRng(1),
-      heartbeatIntervalMs: 1000,
-      heartbeatTtlMs: TTL,
-      isolationAfterMs: 2 * TTL,
-      maxBreakersPerGroup: 2,
-    });
+    const { control } = setup(0, { maxBreakersPerGroup: 2 });
     const hb = (...deps: string[]) =>
       control.plane.heartbeat({
         instanceId: 'a',
