@@ -33,14 +33,13 @@ export class BreakersService {
   }
 
   /**
-   * One page of breakers in the stable order (BY_NAME, unique), optionally within `groups`: a
-   * keyset range on UQ_breakers_group_dependency_scope.
+   * One page of listed (not archived) breakers in the stable order, optionally within `groups`: a
+   * keyset range on IDX_breakers_listed.
    */
   async page(page: PageQuery, groups?: readonly string[]): Promise<Page<BreakerEntity>> {
     const limit = page.limit ?? PAGE_DEFAULT;
     const after = decodeCursor<BreakerKey>(page.cursor, ['string', 'string', 'string', 'string']);
     if (groups?.length === 0) return { rows: [], next: null };
-    // archived breakers are not listed (IDX_breakers_listed)
     const q = this.breakers.createQueryBuilder('b').where('b.archived_at IS NULL');
     if (groups) q.andWhere('b.group_name = ANY(:groups)', { groups: [...groups] });
     if (after)
