@@ -4,6 +4,7 @@ import { RecoveryPools1764684600000 } from './1764684600000-RecoveryPools.js';
 import { TransitionFromStep1764691200000 } from './1764691200000-TransitionFromStep.js';
 import { BreakerScope1764800000000 } from './1764800000000-BreakerScope.js';
 import { Outbox1764800600000 } from './1764800600000-Outbox.js';
+import { Archival1764900000000 } from './1764900000000-Archival.js';
 
 export const migrations = [
   Spine1764684000000,
@@ -11,4 +12,5 @@ export const migrations = [
   TransitionFromStep1764691200000,
   BreakerScope1764800000000,
   Outbox1764800600000,
+  Archival1764900000000,
 ];

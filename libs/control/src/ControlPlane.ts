@@ -181,7 +181,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     if (existing + adding > max) {
       throw new ControlError(
         'conflict',
-        `breakers: group "${group}" has ${existing} breakers and may have at most ${max}; this heartbeat would add ${adding} (unknown dependencies are refused until breakers are archived or the limit is raised)`,
+        `breakers: group "${group}" has ${existing} breakers and may have at most ${max}; this heartbeat would add ${adding} (new dependencies are refused until the limit is raised)`,
       );
     }
   }

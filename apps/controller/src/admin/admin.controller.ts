@@ -7,6 +7,7 @@ import {
   Param,
   ParseUUIDPipe,
   Post,
+  Query,
   UseGuards,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
@@ -14,6 +15,7 @@ import { AdminGuard } from '../auth/admin.guard.js';
 import { type BreakerDetail, type Overview, AdminService } from './admin.service.js';
 import { ActionResultDto, BreakerDetailDto, OverviewDto } from './dto/admin-views.dto.js';
 import { BreakerActionDto } from './dto/breaker-action.dto.js';
+import { PageQuery } from '../common/paging.js';
 
 const breakerId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException('breaker not found') });
 
@@ -26,18 +28,22 @@ export class AdminController {
 
   @Get('overview')
   @ApiOkResponse({ type: OverviewDto })
-  @ApiOperation({ summary: 'Pools, breakers, live/open counts, states' })
-  overview(): Promise<Overview> {
-    return this.admin.overview();
+  @ApiOperation({
+    summary: 'Pools, breakers, live/open counts, states',
+    description: 'Totals cover every breaker; `breakers` is paged by `limit` and `cursor` (see `next`).',
+  })
+  overview(@Query() page: PageQuery): Promise<Overview> {
+    return this.admin.overview(page);
   }
 
   @Get('breakers/:id')
   @ApiOkResponse({ type: BreakerDetailDto })
   @ApiOperation({
     summary: 'One breaker: instances and their verdicts, isolated instances, recent transitions',
+    description: '`instances` is paged by `limit` and `cursor` (see `next`).',
   })
-  breaker(@Param('id', breakerId) id: string): Promise<BreakerDetail> {
-    return this.admin.breaker(id);
+  breaker(@Param('id', breakerId) id: string, @Query() page: PageQuery): Promise<BreakerDetail> {
+    return this.admin.breaker(id, page);
   }
 
   @Post('breakers/:id/actions')

@@ -6,12 +6,16 @@ import {
   type Clock,
   DEFAULT_QUORUM,
   type GlobalBreakerState,
+  type GlobalState,
+  isLocallyOpen,
+  REPORTED_STATES,
   type IsolatedInstance,
   isLive,
   type OperatorAction,
   type QuorumPolicy,
 } from '@recloser/core';
 import type { StoredTransition } from '../breakers/breaker-state.service.js';
+import { decodeCursor, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
 import { CONTROL_CLOCK } from '../control/clock.js';
 import { DataSource } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
@@ -41,6 +45,8 @@ export interface BreakerDetail {
   quorumPolicy: QuorumPolicy;
   isolationAfterMs: number;
   instances: InstanceVerdictView[];
+  /** cursor of the instance list's next page */
+  next: string | null;
   isolated: IsolatedInstance[];
   transitions: TransitionView[];
   chain: ChainCheck;
@@ -57,9 +63,13 @@ export interface Overview {
   pools: { id: string; configured: boolean; dependencies: string[]; breakers: number }[];
   groups: { group: string; quorum: QuorumPolicy; firstSeenAt: string }[];
   breakers: (BreakerSummary & { live: number; open: number })[];
+  /** cursor of the breaker list's next page */
+  next: string | null;
 }
 
 const RECENT_TRANSITIONS = 50;
+/** the reported states core counts as locally open, for the SQL total */
+const LOCALLY_OPEN_STATES = REPORTED_STATES.filter(isLocallyOpen);
 
 /** What operators see and do: every decision goes through the control plane. */
 @Injectable()
@@ -77,40 +87,51 @@ export class AdminService {
     @Inject(CONTROL_CLOCK) private readonly clock: Clock,
   ) {}
 
-  async overview(): Promise<Overview> {
+  /** Totals and pools over every breaker (aggregated in SQL); the breaker list one page at a time. */
+  async overview(page: PageQuery = {}): Promise<Overview> {
     const now = this.clock.now();
-    const [withCounts, groups, configured] = await Promise.all([
-      this.breakers.allWithCounts(),
-      this.groups.all(),
+    const since = new Date(now - this.config.heartbeatTtlMs);
+    const [listed, groups, configured, byStateRows, byDependency, openRows] = await Promise.all([
+      this.breakers.pageWithCounts(page),
+      this.groups.listed(),
       this.pools.list(),
+      this.db.query<{ state: GlobalState; n: number }[]>(
+        'SELECT state, count(*)::int AS n FROM breakers WHERE archived_at IS NULL GROUP BY state',
+      ),
+      this.db.query<{ dependency: string; n: number }[]>(
+        `SELECT dependency, count(*)::int AS n FROM breakers WHERE archived_at IS NULL
+         GROUP BY dependency ORDER BY dependency`,
+      ),
+      this.db.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM verdicts v JOIN breakers b ON b.id = v.breaker_id
+         WHERE b.archived_at IS NULL AND v.reported_at > $1 AND v.state = ANY($2)`,
+        [since, LOCALLY_OPEN_STATES],
+      ),
     ]);
-    const breakers = withCounts.map(({ summary, counts }) => ({
+    const breakers = listed.rows.map(({ summary, counts }) => ({
       ...summary,
       live: counts.live,
       open: counts.open,
     }));
     const byState = { closed: 0, open: 0, probing: 0, ramping: 0 };
-    for (const b of breakers) byState[b.state] += 1;
+    for (const r of byStateRows) byState[r.state] += r.n;
     const pools = new Map<string, Overview['pools'][number]>();
     for (const p of configured)
       pools.set(p.id, { id: p.id, configured: true, dependencies: p.dependencies, breakers: 0 });
-    for (const b of breakers) {
-      const pool = pools.get(b.pool) ?? {
-        id: b.pool,
-        configured: false,
-        dependencies: [b.dependency],
-        breakers: 0,
-      };
-      pool.breakers += 1;
-      pools.set(b.pool, pool);
+    // one resolution per dependency (not per breaker): the pool every summary would name
+    for (const { dependency, n } of byDependency) {
+      const id = (await this.pools.resolve(dependency)).id;
+      const pool = pools.get(id) ?? { id, configured: false, dependencies: [dependency], breakers: 0 };
+      pool.breakers += n;
+      pools.set(id, pool);
     }
     return {
       serverTime: new Date(now).toISOString(),
       totals: {
-        breakers: breakers.length,
+        breakers: Object.values(byState).reduce((a, b) => a + b, 0),
         byState,
         liveInstances: await this.liveInstances(now),
-        openInstances: breakers.reduce((n, b) => n + b.open, 0),
+        openInstances: openRows[0]?.n ?? 0,
       },
       pools: [...pools.values()],
       groups: groups.map((g) => ({
@@ -119,16 +140,26 @@ export class AdminService {
         firstSeenAt: new Date(g.firstSeenAt).toISOString(),
       })),
       breakers,
+      next: listed.next,
     };
   }
 
-  async breaker(id: string): Promise<BreakerDetail> {
+  async breaker(id: string, page: PageQuery = {}): Promise<BreakerDetail> {
     const now = this.clock.now();
+    const limit = page.limit ?? PAGE_DEFAULT;
+    const after = decodeCursor<readonly [string]>(page.cursor, ['string']);
     const entity = await this.state.require(id);
     const [summary] = await this.breakers.summarise([entity]);
     const group = await this.groups.get(entity.group);
-    const rows = await this.verdicts.rows(id, null);
-    const isolated = this.plane.isolatedIn(entity, rows, now);
+    // only live verdicts can be isolated; the instance list (live or not) is paged
+    const isolated = this.plane.isolatedIn(
+      entity,
+      await this.verdicts.rows(id, now - this.config.heartbeatTtlMs),
+      now,
+    );
+    const { rows, next } = pageOf(await this.verdicts.page(id, after?.[0] ?? null, limit + 1), limit, (r) => [
+      r.instanceId,
+    ]);
     return {
       breaker: summary!,
       globalState: entity.globalState,
@@ -145,6 +176,7 @@ export class AdminService {
         evidence: r.evidence,
         demand: r.demand,
       })),
+      next,
       isolated,
       transitions: await this.transitions.list(id, RECENT_TRANSITIONS),
       chain: await this.transitions.verify(id),

@@ -199,6 +199,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
       if (decision.quorum) breaker.quorum = decision.quorum;
       if (decision.formedBy) breaker.formedBy = [...decision.formedBy];
       breaker.version += 1;
+      breaker.archivedAt = null; // a breaker that moves is never hidden from the lists
       const saved = await repo.save(breaker);
       const extra: { formedBy?: string[]; figures?: Record<string, unknown> } = {};
       if (decision.formedBy) extra.formedBy = decision.formedBy;

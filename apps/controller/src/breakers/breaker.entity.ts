@@ -91,6 +91,10 @@ export class BreakerEntity {
   @Column({ name: 'version', type: 'integer' })
   version: number;
 
+  /** set by the archive job (heartbeats/archive-idle.job.ts): lists skip the breaker until it is heard of again */
+  @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
+  archivedAt: Date | null;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

@@ -17,8 +17,11 @@ export class BreakersController {
   @ApiOkResponse({ type: BreakerListDto })
   @ApiOperation({
     summary: "Global state of each breaker the key can see (403 for a group outside the key's)",
+    description: "Paged by `limit` (default 100, at most 1,000) and `cursor` (the previous page's `next`).",
   })
   async list(@Query() query: ListBreakersQuery, @Fleet() principal: FleetPrincipal): Promise<BreakerListDto> {
-    return { breakers: await this.breakers.list(query.group ? [query.group] : principal.groups) };
+    const { group, ...page } = query;
+    const { rows, next } = await this.breakers.list(group ? [group] : principal.groups, page);
+    return { breakers: rows, next };
   }
 }

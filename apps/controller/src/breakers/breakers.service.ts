@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { figuresFromCounts, type LiveCounts } from '@recloser/control';
 import { type BreakerSummary, type Clock, DEFAULT_QUORUM, type QuorumFiguresWire } from '@recloser/core';
-import { In, Repository } from 'typeorm';
+import { Repository } from 'typeorm';
+import { decodeCursor, type Page, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
 import { ControllerConfig } from '../config/controller-config.js';
 import { CONTROL_CLOCK } from '../control/clock.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
@@ -10,8 +11,9 @@ import { PoolsService } from '../pools/pools.service.js';
 import { BreakerEntity } from './breaker.entity.js';
 import { VerdictsRepository } from './verdicts.repository.js';
 
-// a stable order: a dependency's breakers (its group's and its domains') stay together
-const BY_NAME = { group: 'ASC', dependency: 'ASC', scopeKind: 'ASC', scopeValue: 'ASC' } as const;
+// pages follow a stable order, (group, dependency, scope kind, scope value): unique, so a keyset;
+// a dependency's breakers (its group's and its domains') stay together
+type BreakerKey = readonly [string, string, string, string];
 
 /** Read views of breakers in the shape of docs/api.md. */
 @Injectable()
@@ -25,12 +27,36 @@ export class BreakersService {
     @Inject(CONTROL_CLOCK) private readonly clock: Clock,
   ) {}
 
-  async list(groups: readonly string[]): Promise<BreakerSummary[]> {
-    const rows = await this.breakers.find({
-      where: { group: In([...groups]) },
-      order: BY_NAME,
-    });
-    return this.summarise(rows);
+  async list(groups: readonly string[], page: PageQuery = {}): Promise<Page<BreakerSummary>> {
+    const { rows, next } = await this.page(page, groups);
+    return { rows: await this.summarise(rows), next };
+  }
+
+  /**
+   * One page of listed (not archived) breakers in the stable order, optionally within `groups`: a
+   * keyset range on IDX_breakers_listed.
+   */
+  async page(page: PageQuery, groups?: readonly string[]): Promise<Page<BreakerEntity>> {
+    const limit = page.limit ?? PAGE_DEFAULT;
+    const after = decodeCursor<BreakerKey>(page.cursor, ['string', 'string', 'string', 'string']);
+    if (groups?.length === 0) return { rows: [], next: null };
+    const q = this.breakers.createQueryBuilder('b').where('b.archived_at IS NULL');
+    if (groups) q.andWhere('b.group_name = ANY(:groups)', { groups: [...groups] });
+    if (after)
+      q.andWhere('(b.group_name, b.dependency, b.scope_kind, b.scope_value) > (:g, :d, :k, :v)', {
+        g: after[0],
+        d: after[1],
+        k: after[2],
+        v: after[3],
+      });
+    const fetched = await q
+      .orderBy('b.group_name', 'ASC')
+      .addOrderBy('b.dependency', 'ASC')
+      .addOrderBy('b.scope_kind', 'ASC')
+      .addOrderBy('b.scope_value', 'ASC')
+      .limit(limit + 1)
+      .getMany();
+    return pageOf(fetched, limit, (b) => [b.group, b.dependency, b.scopeKind, b.scopeValue]);
   }
 
   async summarise(rows: BreakerEntity[]): Promise<BreakerSummary[]> {
@@ -57,8 +83,9 @@ export class BreakersService {
     );
   }
 
-  async allWithCounts(): Promise<{ summary: BreakerSummary; counts: LiveCounts }[]> {
-    return this.summariseWithCounts(await this.breakers.find({ order: BY_NAME }));
+  async pageWithCounts(page: PageQuery): Promise<Page<{ summary: BreakerSummary; counts: LiveCounts }>> {
+    const { rows, next } = await this.page(page);
+    return { rows: await this.summariseWithCounts(rows), next };
   }
 }
 

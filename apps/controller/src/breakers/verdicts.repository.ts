@@ -42,6 +42,14 @@ export class VerdictsRepository implements PresenceStore {
          VALUES ($1, $2, $3, $4, $4)
          ON CONFLICT (group_name, instance_id)
          DO UPDATE SET region = EXCLUDED.region, last_seen_at = EXCLUDED.last_seen_at
+       ),
+       -- heard of again: archived breakers (CLOSED when archived, and kept so) and their group are
+       -- listed again; a primary-key probe each, a write only when one was archived
+       unarchived AS (
+         UPDATE breakers SET archived_at = NULL WHERE id = ANY($5::uuid[]) AND archived_at IS NOT NULL
+       ),
+       unarchived_group AS (
+         UPDATE fleet_groups SET archived_at = NULL WHERE group_name = $1 AND archived_at IS NOT NULL
        )
        INSERT INTO verdicts AS v
          (breaker_id, instance_id, region, state, open_since, reported_since, evidence, demand, reported_at)
@@ -134,6 +142,16 @@ export class VerdictsRepository implements PresenceStore {
     return found.map(toRow);
   }
 
+  /** Up to `take` verdicts of one breaker after instance `after`, by instance id (a keyset on PK_verdicts). */
+  async page(breakerId: string, after: string | null, take: number): Promise<VerdictRow[]> {
+    const found = await this.db.getRepository(VerdictEntity).find({
+      where: after === null ? { breakerId } : { breakerId, instanceId: MoreThan(after) },
+      order: { instanceId: 'ASC' },
+      take,
+    });
+    return found.map(toRow);
+  }
+
   /** Live and locally-open verdict counts of many breakers at once (breakers without live verdicts: zeros). */
   async countsByBreaker(breakerIds: string[], since: number): Promise<Map<string, LiveCounts>> {
     const counts = new Map<string, LiveCounts>(breakerIds.map((id) => [id, { live: 0, open: 0 }]));
@@ -186,6 +204,7 @@ interface RawBreaker {
   quorum: BreakerEntity['quorum'];
   formed_by: string[];
   version: number;
+  archived_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -206,6 +225,7 @@ function fromRaw(r: RawBreaker): BreakerEntity {
     quorum: r.quorum,
     formedBy: r.formed_by,
     version: r.version,
+    archivedAt: r.archived_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   });

@@ -22,6 +22,8 @@ export class ControllerConfig {
   readonly isolationAfterMs: number;
   /** breakers a group may have: a heartbeat naming more new dependencies is refused (409) */
   readonly maxBreakersPerGroup: number;
+  /** closed breakers of a group without a live instance this long are archived (hidden from lists) */
+  readonly archiveAfterMs: number;
   /** Prefix of every Redis key (BullMQ included); one per database by default, so controllers of different databases never share keys or jobs. */
   readonly redisPrefix: string;
   /** the outbox relay looks for unpublished events this often (a commit's kick() is sooner) */
@@ -82,6 +84,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
   if (problems.length === 0 && ttlMs < intervalMs) {
     problems.push('RECLOSER_HEARTBEAT_TTL_MS: must be at least RECLOSER_HEARTBEAT_INTERVAL_MS');
   }
+  const archiveAfterMs = parsed.RECLOSER_ARCHIVE_AFTER_MS ?? 7 * 24 * 3_600_000;
+  if (problems.length === 0 && archiveAfterMs < ttlMs) {
+    // shorter than the TTL, a group would be archived while its instances still count as live
+    problems.push('RECLOSER_ARCHIVE_AFTER_MS: must be at least RECLOSER_HEARTBEAT_TTL_MS');
+  }
   if (parsed.RECLOSER_METRICS_PORT !== undefined && parsed.RECLOSER_METRICS_PORT === (parsed.PORT ?? 3000)) {
     problems.push('RECLOSER_METRICS_PORT: must differ from PORT');
   }
@@ -105,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
     heartbeatTtlMs: ttlMs,
     isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,
     maxBreakersPerGroup: parsed.RECLOSER_MAX_BREAKERS_PER_GROUP ?? DEFAULT_MAX_BREAKERS_PER_GROUP,
+    archiveAfterMs,
     redisPrefix: parsed.RECLOSER_REDIS_PREFIX ?? `recloser:${databaseNameOf(databaseUrl)}`,
     outboxPollMs: parsed.RECLOSER_OUTBOX_POLL_MS ?? 250,
     outboxRelay: parsed.RECLOSER_OUTBOX_RELAY ?? true,

@@ -77,6 +77,12 @@ export class EnvironmentVariables {
   RECLOSER_MAX_BREAKERS_PER_GROUP?: number;
 
   @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'RECLOSER_ARCHIVE_AFTER_MS must be an integer number of milliseconds' })
+  RECLOSER_ARCHIVE_AFTER_MS?: number;
+
+  @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9:_-]+$/, { message: 'RECLOSER_REDIS_PREFIX may hold letters, digits, : _ -' })
   RECLOSER_REDIS_PREFIX?: string;

@@ -15,6 +15,14 @@ export class FleetGroupEntity {
   @Column({ name: 'first_seen_at', type: 'timestamptz' })
   firstSeenAt: Date;
 
+  /** the last live instance the archive job saw (presence rows are pruned long before archival) */
+  @Column({ name: 'last_live_at', type: 'timestamptz', nullable: true })
+  lastLiveAt: Date | null;
+
+  /** set by the archive job; the overview skips the group until it is heard from again */
+  @Column({ name: 'archived_at', type: 'timestamptz', nullable: true })
+  archivedAt: Date | null;
+
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { GroupStore, GroupView } from '@recloser/control';
 import { DEFAULT_QUORUM, type QuorumPolicy } from '@recloser/core';
-import { Repository } from 'typeorm';
+import { IsNull, Repository } from 'typeorm';
 import { FleetGroupEntity } from './fleet-group.entity.js';
 
 // Groups: first sight (which starts the group's learning period) and the quorum policy; the
@@ -54,6 +54,11 @@ export class FleetGroupsService implements GroupStore {
     return (await this.groups.find({ order: { group: 'ASC' } })).map(toView);
   }
 
+  /** The groups the overview lists: not archived. */
+  async listed(): Promise<GroupView[]> {
+    return (await this.groups.find({ where: { archivedAt: IsNull() }, order: { group: 'ASC' } })).map(toView);
+  }
+
   async setQuorum(group: string, policy: QuorumPolicy, now: number): Promise<GroupView> {
     await this.groups
       .createQueryBuilder()
@@ -63,8 +68,10 @@ export class FleetGroupsService implements GroupStore {
         firstSeenAt: new Date(now),
         quorumFraction: policy.fraction,
         quorumMinOpen: policy.minOpen,
+        archivedAt: null,
       })
-      .orUpdate(['quorum_fraction', 'quorum_min_open', 'updated_at'], ['group_name'])
+      // an operator's policy brings an archived group back into view
+      .orUpdate(['quorum_fraction', 'quorum_min_open', 'archived_at', 'updated_at'], ['group_name'])
       .execute();
     return this.remember(toView(await this.groups.findOneByOrFail({ group })));
   }

@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { HeartbeatsController } from './heartbeats.controller.js';
 import { HeartbeatsService } from './heartbeats.service.js';
 import { InstanceEntity } from './instance.entity.js';
+import { ArchiveIdleJob } from './archive-idle.job.js';
 import { PruneSilentInstancesJob } from './prune-silent-instances.job.js';
 
 @Module({
   imports: [TypeOrmModule.forFeature([InstanceEntity])],
   controllers: [HeartbeatsController],
-  providers: [HeartbeatsService, PruneSilentInstancesJob],
+  providers: [HeartbeatsService, PruneSilentInstancesJob, ArchiveIdleJob],
 })
 export class HeartbeatsModule {}

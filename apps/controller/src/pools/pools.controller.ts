@@ -1,7 +1,20 @@
-import { Body, Controller, Get, Param, Put, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Put, Query, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { PageQuery } from '../common/paging.js';
 import { AdminGuard } from '../auth/admin.guard.js';
 import { PoolsService, type PoolView } from './pools.service.js';
+
+// OpenAPI shape only: a pool's fields are docs/api.md's PUT body plus its timestamps
+export class PoolListDto {
+  @ApiProperty({ type: [Object], description: 'configured pools (the PUT body, createdAt, updatedAt)' })
+  pools: PoolView[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'cursor of the next page (pass it as `cursor`); null on the last page',
+  })
+  next: string | null;
+}
 
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -23,9 +36,14 @@ export class PoolsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'Every configured pool' })
-  async list(): Promise<{ pools: PoolView[] }> {
-    return { pools: await this.pools.list() };
+  @ApiOkResponse({ type: PoolListDto })
+  @ApiOperation({
+    summary: 'Every configured pool, by id',
+    description: "Paged by `limit` (default 100, at most 1,000) and `cursor` (the previous page's `next`).",
+  })
+  async list(@Query() page: PageQuery): Promise<{ pools: PoolView[]; next: string | null }> {
+    const { rows, next } = await this.pools.page(page);
+    return { pools: rows, next };
   }
 
   @Get(':id')

@@ -11,7 +11,8 @@ import {
   validatePoolInput,
   type PoolConfig,
 } from '@recloser/core';
-import { DataSource } from 'typeorm';
+import { DataSource, MoreThan } from 'typeorm';
+import { decodeCursor, type Page, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
 import { PoolDependencyEntity } from './pool-dependency.entity.js';
 import { PoolEntity } from './pool.entity.js';
 
@@ -61,6 +62,19 @@ export class PoolsService implements PoolResolver {
     const row = await this.db.getRepository(PoolEntity).findOneBy({ id });
     if (!row) throw new NotFoundException(`pool ${id} does not exist`);
     return toView(row);
+  }
+
+  /** One page of configured pools by id (a keyset on the primary key). */
+  async page(page: PageQuery): Promise<Page<PoolView>> {
+    const limit = page.limit ?? PAGE_DEFAULT;
+    const after = decodeCursor<readonly [string]>(page.cursor, ['string']);
+    const rows = await this.db.getRepository(PoolEntity).find({
+      where: after ? { id: MoreThan(after[0]) } : {},
+      order: { id: 'ASC' },
+      take: limit + 1,
+    });
+    const { rows: pageRows, next } = pageOf(rows, limit, (r) => [r.id]);
+    return { rows: pageRows.map(toView), next };
   }
 
   async list(): Promise<PoolView[]> {

@@ -13,6 +13,8 @@ export const JobName = {
   EvaluateQuorum: 'breakers.evaluate-quorum',
   /** delete presence and verdict rows of instances silent for long (heartbeats/prune-silent-instances.job.ts) */
   PruneSilentInstances: 'heartbeats.prune-silent-instances',
+  /** mark CLOSED breakers and groups idle for RECLOSER_ARCHIVE_AFTER_MS archived (heartbeats/archive-idle.job.ts) */
+  ArchiveIdle: 'heartbeats.archive-idle',
   /** OPEN → PROBING after the cooldown; RAMPING gates judged on the step's sample (ramp/ramp-tick.handler.ts) */
   RampTick: 'recovery.ramp-tick',
   /** drop expired probe leases of every pool (probes/lease-expiry.handler.ts) */
@@ -23,6 +25,7 @@ export type JobName = (typeof JobName)[keyof typeof JobName];
 export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.EvaluateQuorum]: QueueName.Breakers,
   [JobName.PruneSilentInstances]: QueueName.Breakers,
+  [JobName.ArchiveIdle]: QueueName.Breakers,
   [JobName.RampTick]: QueueName.Recovery,
   [JobName.ExpireProbeLeases]: QueueName.Recovery,
 };

@@ -20,7 +20,7 @@ export class TransitionsController {
   })
   async list(
     @Query() query: ListTransitionsQuery,
-  ): Promise<{ transitions: TransitionView[]; chain?: ChainCheck }> {
-    return this.transitions.log(query.breakerId, query.limit ?? 100);
+  ): Promise<{ transitions: TransitionView[]; next: string | null; chain?: ChainCheck }> {
+    return this.transitions.log(query.breakerId, query);
   }
 }

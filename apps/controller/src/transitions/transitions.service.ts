@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { BadRequestException, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import { decodeCursor, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
 import type { TransitionRecord } from '@recloser/core';
 import { EntityManager, Repository } from 'typeorm';
 import {
@@ -92,13 +93,35 @@ export class TransitionsService {
     return rows.map(toView);
   }
 
-  /** GET /v1/admin/transitions: newest first; one breaker's log also says whether its chain verifies. */
+  /**
+   * GET /v1/admin/transitions: newest first, paged; one breaker's log also says whether its chain
+   * verifies. Keysets: one breaker's seq (UQ_transitions_breaker_seq), else (at, id) — `at` is
+   * written from a JS Date, so the cursor's milliseconds are exact.
+   */
   async log(
     breakerId: string | undefined,
-    limit: number,
-  ): Promise<{ transitions: TransitionView[]; chain?: ChainCheck }> {
-    const transitions = await this.list(breakerId, limit);
-    return breakerId ? { transitions, chain: await this.verify(breakerId) } : { transitions };
+    page: PageQuery,
+  ): Promise<{ transitions: TransitionView[]; next: string | null; chain?: ChainCheck }> {
+    const limit = page.limit ?? PAGE_DEFAULT;
+    const q = this.transitions.createQueryBuilder('t');
+    if (breakerId) {
+      const after = decodeCursor<readonly [number]>(page.cursor, ['number']);
+      if (after && !(after[0] >= 0 && after[0] <= INT_MAX)) throw badCursor();
+      q.where('t.breaker_id = :breakerId', { breakerId }).orderBy('t.seq', 'DESC');
+      if (after) q.andWhere('t.seq < :seq', { seq: after[0] });
+    } else {
+      const after = decodeCursor<readonly [number, string]>(page.cursor, ['number', 'string']);
+      if (after && !(after[0] >= 0 && after[0] <= MAX_DATE_MS && /^[0-9]{1,18}$/.test(after[1])))
+        throw badCursor();
+      q.orderBy('t.at', 'DESC').addOrderBy('t.id', 'DESC');
+      if (after) q.where('(t.at, t.id) < (:at, :id)', { at: new Date(after[0]), id: after[1] });
+    }
+    const fetched = await q.limit(limit + 1).getMany();
+    const { rows, next } = pageOf(fetched, limit, (r) =>
+      breakerId ? [r.seq] : [r.at.getTime(), String(r.id)],
+    );
+    const transitions = rows.map(toView);
+    return breakerId ? { transitions, next, chain: await this.verify(breakerId) } : { transitions, next };
   }
 
   async verify(breakerId: string): Promise<ChainCheck> {
@@ -111,6 +134,11 @@ export class TransitionsService {
     );
   }
 }
+
+// a cursor's numbers must fit the columns they are compared with (else Postgres answers an error)
+const INT_MAX = 2 ** 31 - 1;
+const MAX_DATE_MS = 8.64e15;
+const badCursor = () => new BadRequestException('cursor is not a cursor this list returned');
 
 export function toView(r: TransitionEntity): TransitionView {
   return {

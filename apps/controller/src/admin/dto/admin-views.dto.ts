@@ -40,6 +40,12 @@ export class OverviewDto {
   @ApiProperty({ type: [OverviewPoolDto] }) pools: OverviewPoolDto[];
   @ApiProperty({ type: [OverviewGroupDto] }) groups: OverviewGroupDto[];
   @ApiProperty({ type: [BreakerWithCountsDto] }) breakers: BreakerWithCountsDto[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'cursor of the next page of `breakers` (pass it as `cursor`); null on the last page',
+  })
+  next: string | null;
 }
 
 export class InstanceVerdictDto {
@@ -71,6 +77,12 @@ export class BreakerDetailDto {
   @ApiProperty({ type: QuorumPolicyDto }) quorumPolicy: QuorumPolicyDto;
   @ApiProperty() isolationAfterMs: number;
   @ApiProperty({ type: [InstanceVerdictDto] }) instances: InstanceVerdictDto[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'cursor of the next page of `instances` (pass it as `cursor`); null on the last page',
+  })
+  next: string | null;
   @ApiProperty({ type: [IsolatedInstanceDto], description: 'locally open while the group stays closed' })
   isolated: IsolatedInstanceDto[];
   @ApiProperty({ type: [TransitionDto], description: 'newest first' }) transitions: TransitionDto[];

@@ -33,4 +33,11 @@ export class BreakerSummaryDto implements BreakerSummary {
 export class BreakerListDto {
   @ApiProperty({ type: [BreakerSummaryDto] })
   breakers: BreakerSummaryDto[];
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'cursor of the next page (pass it as `cursor`); null on the last page',
+  })
+  next: string | null;
 }

@@ -29,6 +29,12 @@ export class TransitionDto {
 
 export class TransitionLogDto {
   @ApiProperty({ type: [TransitionDto] }) transitions: TransitionDto[];
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'cursor of the next (older) page (pass it as `cursor`); null on the last page',
+  })
+  next: string | null;
   @ApiPropertyOptional({ type: ChainCheckDto, description: 'with breakerId: whether the chain verifies' })
   chain?: ChainCheckDto;
 }
