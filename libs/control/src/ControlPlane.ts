@@ -6,6 +6,7 @@
 // file only gathers their inputs through the ports and stores what they decide.
 import {
   applyOperatorAction,
+  DEFAULT_QUORUM,
   buildPlan,
   designateProbers,
   divideAllowances,
@@ -495,7 +496,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       let near = false;
       let q: QuorumFiguresWire | null = null;
       if (g.state === 'closed') {
-        const group = (await this.ports.groups.get(breaker.group)) ?? { quorum: { fraction: 1, minOpen: 1 } };
+        const group = (await this.ports.groups.get(breaker.group)) ?? { quorum: DEFAULT_QUORUM };
         const d = evaluateQuorum(rows, {
           now,
           heartbeatTtlMs: this.settings.heartbeatTtlMs,
