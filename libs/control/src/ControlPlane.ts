@@ -131,7 +131,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const { instanceId, group } = heartbeat;
     await groups.seen(group, now);
     const poolOf = new Map<string, PoolConfig>();
-    for (const v of heartbeat.breakers) poolOf.set(v.dependency, await pools.resolve(v.dependency));
+    for (const v of heartbeat.breakers) poolOf.set(v.dependency, await pools.resolve(v.dependency, group));
 
     const ids = await breakers.idsFor(
       group,
@@ -221,7 +221,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const group =
       (await this.ports.groups.get(breaker.group)) ?? (await this.ports.groups.seen(breaker.group, now));
     const quorum = figuresFromCounts(counts, group.quorum);
-    const pool = await this.ports.pools.resolve(breaker.dependency);
+    const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
     if (!this.mayOpen(breaker.globalState, quorum, group, pool, now)) return { breaker, quorum };
 
     let decided: QuorumDecision | null = null;
@@ -287,7 +287,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
 
   private async tickOne(breaker: BreakerRecord): Promise<number> {
     const { clock, rng, evidence } = this.ports;
-    const pool = await this.ports.pools.resolve(breaker.dependency);
+    const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
     const seen = stepKeyOf(breaker.id, breaker.globalState);
     const sample = seen ? await evidence.sample(seen) : undefined;
     // what the live fleet wants (backlog included): the last step closes only when it fits
@@ -375,7 +375,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         `instanceId "${req.instanceId}" has no live heartbeat for dependency "${dependency}": probe tokens go to live instances of the group`,
       );
     }
-    const pool = await this.ports.pools.resolve(dependency);
+    const pool = await this.ports.pools.resolve(dependency, req.group);
     const got = await this.leaseStore(async () =>
       this.ports.leases.grant({
         pool: pool.id,
@@ -423,7 +423,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     }
     const lease = await this.leaseStore(() => this.ports.leases.release(token));
     if (!lease) throw staleToken();
-    const pool = await this.ports.pools.resolve(breaker.dependency);
+    const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
     const outcome = await this.transition(lease.breakerId, async (state, { now }) =>
       onProbeResult(
         state,
@@ -455,7 +455,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   async operatorAction(breakerId: string, action: OperatorAction, reason: string): Promise<C> {
     const breaker = await this.ports.breakers.get(breakerId);
     if (!breaker) throw new ControlError('not_found', `breaker ${breakerId} not found`);
-    const pool = await this.ports.pools.resolve(breaker.dependency);
+    const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
     // after force_close the quorum waits one heartbeat TTL: instances still report the old `open`
     const quiet = this.settings.heartbeatTtlMs;
     return this.transition(breakerId, async (s, { now }) => ({
@@ -537,7 +537,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     if (!leftProbing(event)) return;
     const breaker = await this.ports.breakers.get(event.breakerId);
     if (!breaker) return;
-    const pool = await this.ports.pools.resolve(breaker.dependency);
+    const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
     await this.ports.leases.releaseBreaker(pool.id, breaker.id);
   }
 

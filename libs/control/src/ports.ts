@@ -179,8 +179,12 @@ export interface GroupStore {
 }
 
 export interface PoolResolver {
-  /** the pool `dependency` draws on: the configured one, else its own pool with the defaults */
-  resolve(dependency: string): Promise<PoolConfig>;
+  /**
+   * The pool `group`'s breaker of `dependency` draws on (core poolForGroup): the configured one,
+   * unless it is bound to other groups, else the dependency's own pool with the defaults. Without
+   * a group: the configured pool, whatever its binding (views).
+   */
+  resolve(dependency: string, group?: string): Promise<PoolConfig>;
 }
 
 export interface LeaseRequest {

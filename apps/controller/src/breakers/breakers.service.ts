@@ -74,7 +74,7 @@ export class BreakersService {
     const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
     return Promise.all(
       rows.map(async (b) => {
-        const pool = await this.pools.resolve(b.dependency);
+        const pool = await this.pools.resolve(b.dependency, b.group);
         const live = counts.get(b.id) ?? { live: 0, open: 0 };
         const quorum =
           b.state === 'closed' ? figuresFromCounts(live, policies.get(b.group) ?? DEFAULT_QUORUM) : b.quorum;

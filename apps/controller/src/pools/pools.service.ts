@@ -4,8 +4,7 @@ import { BadRequestException, ConflictException, Injectable, NotFoundException }
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { PoolResolver } from '@recloser/control';
 import {
-  DEFAULT_POOL,
-  defaultPoolId,
+  poolForGroup,
   poolIdProblem,
   upgradePoolConfig,
   validatePoolInput,
@@ -28,7 +27,7 @@ const UNIQUE_VIOLATION = '23505';
 
 @Injectable()
 export class PoolsService implements PoolResolver {
-  private readonly cache = new Map<string, { pool: PoolConfig; at: number }>();
+  private readonly cache = new Map<string, { pool: PoolConfig | null; at: number }>();
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -82,8 +81,13 @@ export class PoolsService implements PoolResolver {
     return rows.map(toView);
   }
 
-  /** The pool `dependency` draws on: the configured one, else its own pool with the defaults. */
-  async resolve(dependency: string): Promise<PoolConfig> {
+  /** The pool `group`'s breaker of `dependency` draws on (core poolForGroup over the configured pool). */
+  async resolve(dependency: string, group?: string): Promise<PoolConfig> {
+    return poolForGroup(await this.configured(dependency), dependency, group);
+  }
+
+  /** The pool configured for `dependency`, or null (each replica re-reads it at most every second). */
+  private async configured(dependency: string): Promise<PoolConfig | null> {
     const cached = this.cache.get(dependency);
     if (cached && Date.now() - cached.at < RESOLVE_CACHE_MS) return cached.pool;
     const rows: { id: string; config: unknown }[] = await this.db.query(
@@ -91,9 +95,7 @@ export class PoolsService implements PoolResolver {
       [dependency],
     );
     // raw SQL bypasses the entity's column transformer: upgrade as it would
-    const pool = rows[0]
-      ? { ...upgradePoolConfig(rows[0].config), id: rows[0].id }
-      : DEFAULT_POOL(defaultPoolId(dependency), dependency);
+    const pool = rows[0] ? { ...upgradePoolConfig(rows[0].config), id: rows[0].id } : null;
     this.cache.set(dependency, { pool, at: Date.now() });
     return pool;
   }

@@ -1,4 +1,4 @@
-import { DEFAULT_POOL, defaultPoolId, type PoolConfig } from '@recloser/core';
+import { poolForGroup, type PoolConfig } from '@recloser/core';
 import type { PoolResolver } from '../ports.js';
 
 /** Pools in memory: configured ones by dependency, else the dependency's own pool with the defaults. */
@@ -15,7 +15,7 @@ export class MemoryPools implements PoolResolver {
     for (const dep of pool.dependencies) this.byDependency.set(dep, pool);
   }
 
-  async resolve(dependency: string): Promise<PoolConfig> {
-    return this.byDependency.get(dependency) ?? DEFAULT_POOL(defaultPoolId(dependency), dependency);
+  async resolve(dependency: string, group?: string): Promise<PoolConfig> {
+    return poolForGroup(this.byDependency.get(dependency) ?? null, dependency, group);
   }
 }

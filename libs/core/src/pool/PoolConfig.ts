@@ -47,6 +47,11 @@ export interface FallbackConfig {
 export interface PoolConfig {
   id: string;
   dependencies: string[];
+  /**
+   * The groups whose breakers may draw on this pool (an operator's binding); absent: every group.
+   * A group outside it draws on the dependency's own default pool instead (poolForGroup).
+   */
+  groups?: string[];
   probe: ProbeBudget;
   capacity: Record<TrafficClass, ClassCapacity>;
   ramp: RampConfig;

@@ -9,6 +9,7 @@ import type {
   ProbeBudget,
   RampConfig,
 } from './PoolConfig.js';
+import { defaultPoolId } from './PoolId.js';
 
 /** A pool without its id: what PUT /v1/admin/pools/{id} carries and validation returns. */
 export type PoolBody = Omit<PoolConfig, 'id'>;
@@ -16,6 +17,7 @@ export type PoolBody = Omit<PoolConfig, 'id'>;
 /** A partial PUT body: every section optional, each section's fields optional. */
 export interface PoolInput {
   dependencies?: string[];
+  groups?: string[];
   probe?: Partial<ProbeBudget>;
   /** replaces the class map as a whole (a class listed must give both figures) */
   capacity?: Record<TrafficClass, ClassCapacity>;
@@ -85,8 +87,10 @@ export function mergePool(partial: PoolInput, base: PoolBody = defaultPoolBody()
   const classOrder =
     partial.ramp?.classOrder ?? (partial.capacity ? Object.keys(partial.capacity) : base.ramp.classOrder);
   const fallback: FallbackConfig = { ...base.fallback, ...partial.fallback };
+  const groups = partial.groups ?? base.groups;
   return {
     dependencies: [...(partial.dependencies ?? base.dependencies)],
+    ...(groups ? { groups: [...groups] } : {}),
     probe: { ...base.probe, ...partial.probe },
     capacity: Object.fromEntries(Object.entries(capacity).map(([k, v]) => [k, { ...v }])),
     ramp: {
@@ -98,4 +102,19 @@ export function mergePool(partial: PoolInput, base: PoolBody = defaultPoolBody()
     },
     fallback,
   };
+}
+
+/**
+ * The pool a group's breaker of `dependency` draws on: the configured pool when it is bound to no
+ * groups or to this one, else the dependency's own default pool (a bound pool's budget is only
+ * for the groups an operator named).
+ */
+export function poolForGroup(
+  configured: PoolConfig | null,
+  dependency: string,
+  group: string | undefined,
+): PoolConfig {
+  if (configured && (!configured.groups || group === undefined || configured.groups.includes(group)))
+    return configured;
+  return DEFAULT_POOL(defaultPoolId(dependency), dependency);
 }

@@ -115,8 +115,8 @@ describe('validatePoolInput', () => {
 
   it('rejects unknown keys at the top level and inside sections', () => {
     expect(errorsOf({ id: 'x', color: 'red', probe: { concurency: 2 } })).toEqual([
-      'id is not a known field (known: dependencies, probe, capacity, ramp, fallback)',
-      'color is not a known field (known: dependencies, probe, capacity, ramp, fallback)',
+      'id is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
+      'color is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
       'probe.concurency is not a known field (known: concurrency, ratePerSec, leaseTtlMs, cooldownMs, probesToPass)',
     ]);
   });
@@ -181,5 +181,18 @@ describe('validatePoolInput', () => {
         },
       ),
     );
+  });
+});
+
+describe('pool bound to groups', () => {
+  it('accepts a list of group names, refuses an empty one and a malformed name, naming the field', () => {
+    const ok = validatePoolInput({ dependencies: ['llm'], groups: ['orders-consumer', 'billing'] });
+    expect(ok.ok && ok.value.groups).toEqual(['orders-consumer', 'billing']);
+    const unbound = validatePoolInput({ dependencies: ['llm'] });
+    expect(unbound.ok && 'groups' in unbound.value).toBe(false);
+    const empty = validatePoolInput({ dependencies: ['llm'], groups: [] });
+    expect(!empty.ok && empty.errors.join()).toMatch(/^groups must name at least one group/);
+    const bad = validatePoolInput({ dependencies: ['llm'], groups: ['ok', ' '] });
+    expect(!bad.ok && bad.errors.join()).toContain('groups');
   });
 });

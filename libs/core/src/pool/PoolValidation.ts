@@ -15,7 +15,7 @@ export type PoolValidationResult =
 
 type Obj = Record<string, unknown>;
 
-const TOP_KEYS = ['dependencies', 'probe', 'capacity', 'ramp', 'fallback'] as const;
+const TOP_KEYS = ['dependencies', 'groups', 'probe', 'capacity', 'ramp', 'fallback'] as const;
 const PROBE_KEYS = ['concurrency', 'ratePerSec', 'leaseTtlMs', 'cooldownMs', 'probesToPass'] as const;
 const CLASS_KEYS = ['ratePerSec', 'concurrency'] as const;
 const RAMP_KEYS = ['steps', 'dwellMs', 'minSample', 'classOrder', 'gates'] as const;
@@ -31,6 +31,7 @@ const FALLBACK_KEYS = ['ratePerSec', 'ownersPerRegion', 'regionWeights'] as cons
 const RESERVED_CLASS = 'probe';
 // bounds so no number or list can overflow what is derived from it (a Retry-After of 1e296 s)
 const MAX_DEPENDENCIES = 1000;
+const MAX_GROUPS = 1000;
 const MAX_CLASSES = 32;
 const MAX_REGIONS = 256;
 const MAX_STEPS = 100;
@@ -159,6 +160,10 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
   c.object('', m, TOP_KEYS);
 
   c.stringList('dependencies', m.dependencies, identifierProblem, MAX_DEPENDENCIES);
+  if (m.groups !== undefined && c.stringList('groups', m.groups, identifierProblem, MAX_GROUPS)) {
+    if ((m.groups as unknown[]).length === 0)
+      c.add('groups', 'must name at least one group (leave it out to let every group draw on the pool)');
+  }
 
   if (c.object('probe', m.probe, PROBE_KEYS)) {
     const p = m.probe;
