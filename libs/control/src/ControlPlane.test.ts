@@ -133,6 +133,25 @@ describe('ControlPlane: probe leases', () => {
   });
 });
 
+describe('ControlPlane: probe refusals', () => {
+  it('announces a refusal once per breaker, epoch and reason, however often it repeats, and forgets it when probing ends', async () => {
+    const { clock, control } = setup(0);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'open');
+    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'paused');
+    const ask = (i: string) => control.plane.leaseProbe({ instanceId: i, group: GROUP, dependency: DEP });
+    await ask('a'); // the default budget: one token
+    for (const i of ['b', 'c', 'b', 'c']) await expect(ask(i)).rejects.toMatchObject({ kind: 'retry_later' });
+    const denied = () => control.events.events.filter((e) => e.type === 'probe.denied');
+    expect(denied()).toHaveLength(1);
+    expect(await control.watches.watched()).toContain(ID);
+    await control.plane.operatorAction(ID, 'force_open', 'stop probing');
+    expect(await control.watches.watched()).not.toContain(ID);
+  });
+});
+
 describe('ControlPlane: probe results', () => {
   it('answers a token of another group exactly as an unknown token, and leaves it valid for its holder', async () => {
     const { clock, control } = setup(0);

@@ -39,7 +39,13 @@ import {
   type RampSample,
 } from '@recloser/core';
 import { ControlError, isControlError } from './ControlError.js';
-import { leftProbing, transitionEvents, type ControlEvent, type ControlEventDraft } from './events.js';
+import {
+  leftProbing,
+  transitionEvents,
+  type ControlEvent,
+  type ControlEventDraft,
+  type TransitionEventData,
+} from './events.js';
 import type {
   Allowance,
   BreakerDecision,
@@ -55,6 +61,8 @@ import type {
   VerdictRow,
 } from './ports.js';
 
+/** The watch that remembers the last probe refusal announced for a probing breaker. */
+const DENIED_WATCH = 'probe-denied';
 /** Breakers a group may have unless configured otherwise. */
 export const DEFAULT_MAX_BREAKERS_PER_GROUP = 1000;
 /** The lifecycle tick (cooldowns, ramp gates) runs this often. */
@@ -535,10 +543,10 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** A breaker that left PROBING: its outstanding tokens are stale; free the pool's slots now. */
   async handle(event: ControlEvent): Promise<void> {
     if (!leftProbing(event)) return;
-    const breaker = await this.ports.breakers.get(event.breakerId);
-    if (!breaker) return;
-    const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
-    await this.ports.leases.releaseBreaker(pool.id, breaker.id);
+    const { dependency, group } = event.data as unknown as TransitionEventData;
+    const pool = await this.ports.pools.resolve(dependency, group);
+    await this.ports.leases.releaseBreaker(pool.id, event.breakerId);
+    await this.ports.watches.swap(event.breakerId, DENIED_WATCH, []);
   }
 
   // ---- recovery plans --------------------------------------------------------------------------
@@ -677,10 +685,9 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** Refusals can come by the thousand: announced once per breaker, epoch and reason. */
   private async announceDenial(breaker: BreakerRecord, reason: ProbeRefusalReason): Promise<void> {
     const { epoch } = breaker.globalState;
-    const { joined } = await this.ports.watches.swap(breaker.id, `probe-denied:${epoch}:${reason}`, [reason]);
+    // the last (epoch, reason) announced stays set while the breaker probes; handle() clears it
+    const { joined } = await this.ports.watches.swap(breaker.id, DENIED_WATCH, [`${epoch}:${reason}`]);
     if (joined.length === 0) return;
-    // the watch is not meant to stay set: clear it so the breaker is not watched forever
-    await this.ports.watches.swap(breaker.id, `probe-denied:${epoch}:${reason}`, []);
     const now = this.ports.clock.now();
     await this.ports.events.publish([this.draft('probe.denied', breaker, now, { reason, epoch })]);
   }
