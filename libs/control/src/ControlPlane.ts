@@ -106,7 +106,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** the controller learns the fleet for one TTL after this process started (and after a group was first seen) */
   readonly startedAt: number;
   private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
-  private readonly probingCache = new Map<string, { at: number; count: Promise<number> }>();
+  private readonly contendingCache = new Map<string, { at: number; count: Promise<number> }>();
   private readonly warn: (message: string) => void;
 
   constructor(
@@ -644,12 +644,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
    */
   private async fairShareCap(pool: PoolConfig): Promise<number> {
     const now = this.ports.clock.now();
-    let hit = this.probingCache.get(pool.id);
+    let hit = this.contendingCache.get(pool.id);
     if (!hit || now - hit.at >= LIVE_DEMAND_CACHE_MS || now < hit.at) {
       hit = { at: now, count: this.ports.breakers.contendingInPool(pool.id) };
-      if (this.probingCache.size > 10_000) this.probingCache.clear();
-      this.probingCache.set(pool.id, hit);
-      hit.count.catch(() => this.probingCache.delete(pool.id));
+      if (this.contendingCache.size > 10_000) this.contendingCache.clear();
+      this.contendingCache.set(pool.id, hit);
+      hit.count.catch(() => this.contendingCache.delete(pool.id));
     }
     return probeFairShare(pool.probe.concurrency, await hit.count);
   }

@@ -81,6 +81,22 @@ export function transitionEvents(committed: CommittedTransition): ControlEventDr
   });
 }
 
+/** The transition record a breaker.transition event carries (the inverse of transitionEvents). */
+export function transitionRecordOf(event: ControlEvent): TransitionRecord {
+  const d = event.data as unknown as TransitionEventData;
+  return {
+    at: event.at,
+    from: d.from,
+    to: d.to,
+    epoch: d.epoch,
+    fromStep: d.fromStep,
+    step: d.step,
+    actor: d.actor,
+    reason: d.reason,
+    figures: d.figures,
+  };
+}
+
 /** A transition event whose breaker left PROBING: its outstanding probe tokens are stale. */
 export function leftProbing(event: ControlEventDraft): boolean {
   return event.type === 'breaker.transition' && event.data.from === 'probing' && event.data.to !== 'probing';

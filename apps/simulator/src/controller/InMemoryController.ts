@@ -8,7 +8,7 @@ import {
   isControlError,
   type ControlEvent,
   type MemoryControl,
-  type TransitionEventData,
+  transitionRecordOf,
 } from '@recloser/control';
 import {
   initialGlobalState,
@@ -109,20 +109,7 @@ export class InMemoryController implements Transport {
 
   private observe(e: ControlEvent): void {
     if (e.type === 'instance.isolated') this.isolatedEver.add(String(e.data.instanceId));
-    if (e.type === 'breaker.transition') {
-      const d = e.data as unknown as TransitionEventData;
-      this.onTransition({
-        at: e.at,
-        from: d.from,
-        to: d.to,
-        epoch: d.epoch,
-        fromStep: d.fromStep,
-        step: d.step,
-        actor: d.actor,
-        reason: d.reason,
-        figures: d.figures,
-      });
-    }
+    if (e.type === 'breaker.transition') this.onTransition(transitionRecordOf(e));
   }
 }
 
