@@ -1,5 +1,6 @@
 // The Redis Lua lease script must decide exactly as core `decideProbeGrant`. Random sequences of
-// grants (two breakers sharing the pool, with or without a fair-share cap), releases and pauses run
+// grants (three breakers of two groups sharing the pool, with or without a per-group fair-share
+// cap), releases and pauses run
 // against the real store; every answer is replayed through the core rule on a model of what the
 // store holds, at the Redis clock reading the script reported.
 import { decideProbeGrant, type ProbeGrantDecision } from '@recloser/core';
@@ -11,7 +12,7 @@ type Op =
   { kind: 'grant'; breaker: number } | { kind: 'release'; pick: number } | { kind: 'pause'; ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.integer({ min: 0, max: 1 }).map<Op>((breaker) => ({ kind: 'grant', breaker })) },
+  { weight: 5, arbitrary: fc.integer({ min: 0, max: 2 }).map<Op>((breaker) => ({ kind: 'grant', breaker })) },
   { weight: 2, arbitrary: fc.nat(100).map<Op>((pick) => ({ kind: 'release', pick })) },
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 60 }).map<Op>((ms) => ({ kind: 'pause', ms })) },
 );
@@ -30,14 +31,14 @@ describe('Lua lease script vs core decideProbeGrant', () => {
     let compared = 0;
     let fairShareRefusals = 0;
     await fc.assert(
-      // two breakers share the pool; with a cap, each may hold at most its fair share
+      // breakers b0 and b1 belong to group g0, b2 to g1; with a cap, each group may hold at most its share
       fc.asyncProperty(
         budgetArb,
         fc.constantFrom(0, 1, 1, 2),
         fc.array(opArb, { minLength: 10, maxLength: 30 }),
         async (budget, cap, ops) => {
           const pool = `eq-${run++}`;
-          const leases = new Map<string, { expiresAt: number; breaker: string }>(); // as the store holds them
+          const leases = new Map<string, { expiresAt: number; group: string }>(); // as the store holds them
           const grants: number[] = [];
           let instance = 0;
           for (const op of ops) {
@@ -51,10 +52,12 @@ describe('Lua lease script vs core decideProbeGrant', () => {
               leases.delete(token);
             } else {
               const breakerId = `b${op.breaker}`;
+              const group = op.breaker < 2 ? 'g0' : 'g1';
               const got = await fx.store.grant({
                 pool,
                 budget,
                 breakerId,
+                group,
                 instanceId: `i${instance++}`,
                 epoch: 1,
                 ...(cap > 0 ? { fairShareCap: cap } : {}),
@@ -73,9 +76,7 @@ describe('Lua lease script vs core decideProbeGrant', () => {
                   ? {
                       fairShare: {
                         cap,
-                        breakerLeaseExpiries: live
-                          .filter((l) => l.breaker === breakerId)
-                          .map((l) => l.expiresAt),
+                        groupLeaseExpiries: live.filter((l) => l.group === group).map((l) => l.expiresAt),
                       },
                     }
                   : {}),
@@ -89,7 +90,7 @@ describe('Lua lease script vs core decideProbeGrant', () => {
               if (got.kind === 'refused' && got.reason === 'fair_share') fairShareRefusals++;
               if (got.kind === 'granted') {
                 expect(got.expiresAt).toBe(now + budget.leaseTtlMs);
-                leases.set(got.token, { expiresAt: got.expiresAt, breaker: breakerId });
+                leases.set(got.token, { expiresAt: got.expiresAt, group });
                 grants.push(now);
               }
             }

@@ -389,6 +389,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         pool: pool.id,
         budget: pool.probe,
         breakerId: breaker.id,
+        group: breaker.group,
         instanceId: req.instanceId,
         epoch: g.epoch,
         fairShareCap: await this.fairShareCap(pool),
@@ -595,7 +596,14 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       excluded: excluded.has(l.instanceId),
     }));
     const designated = designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
-    const request = { pool: pool.id, budget: pool.probe, breakerId: breaker.id, instanceId, epoch };
+    const request = {
+      pool: pool.id,
+      budget: pool.probe,
+      breakerId: breaker.id,
+      group: breaker.group,
+      instanceId,
+      epoch,
+    };
     // a designated instance is granted (or keeps) a token; any other keeps only what it holds
     const got = designated
       ? await this.ports.leases.grant({ ...request, fairShareCap: await this.fairShareCap(pool) })
@@ -638,15 +646,15 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   }
 
   /**
-   * This breaker's share of the pool's probe concurrency (core probeFairShare over the breakers
-   * OPEN or PROBING through the pool — one still cooling down will want its share soon — counted at
+   * A group's share of the pool's probe concurrency (core probeFairShare over the groups with a
+   * breaker OPEN or PROBING through the pool — one still cooling down will want its share soon — counted at
    * most once per LIVE_DEMAND_CACHE_MS per pool and process).
    */
   private async fairShareCap(pool: PoolConfig): Promise<number> {
     const now = this.ports.clock.now();
     let hit = this.contendingCache.get(pool.id);
     if (!hit || now - hit.at >= LIVE_DEMAND_CACHE_MS || now < hit.at) {
-      hit = { at: now, count: this.ports.breakers.contendingInPool(pool.id) };
+      hit = { at: now, count: this.ports.breakers.contendingGroups(pool.id) };
       if (this.contendingCache.size > 10_000) this.contendingCache.clear();
       this.contendingCache.set(pool.id, hit);
       hit.count.catch(() => this.contendingCache.delete(pool.id));

@@ -150,8 +150,8 @@ export interface BreakerStore<C extends CommittedTransition = CommittedTransitio
   find(group: string, dependency: string): Promise<BreakerRecord | null>;
   /** every breaker that is not CLOSED (the lifecycle tick's work) */
   active(): Promise<BreakerRecord[]>;
-  /** how many breakers drawing on this pool are OPEN or PROBING now: they contend for its probe budget */
-  contendingInPool(poolId: string): Promise<number>;
+  /** how many groups have a breaker drawing on this pool OPEN or PROBING now: they contend for its probe budget */
+  contendingGroups(poolId: string): Promise<number>;
   /**
    * Under the breaker's lock: `decide` applies a core decision to the current state; the next state,
    * its transition records and `events(committed)` are stored in one transaction (the outbox), and
@@ -191,10 +191,12 @@ export interface LeaseRequest {
   pool: string;
   budget: Pick<ProbeBudget, 'concurrency' | 'ratePerSec' | 'leaseTtlMs'>;
   breakerId: string;
+  /** the breaker's group: the unit the pool's fair share is counted in */
+  group: string;
   instanceId: string;
   /** the breaker's epoch at the grant: a result of an older epoch is stale */
   epoch: number;
-  /** the most live leases this breaker may hold (core probeFairShare); absent: the whole budget */
+  /** the most live leases the group may hold in the pool (core probeFairShare); absent: the whole budget */
   fairShareCap?: number;
 }
 

@@ -261,7 +261,14 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       const pool = unique('pool');
       const breakerId = await breaker(unique('g'), 'dep');
       const budget = { concurrency: 1, ratePerSec: 10, leaseTtlMs: 300 };
-      const req = (instanceId: string, epoch = 1) => ({ pool, budget, breakerId, instanceId, epoch });
+      const req = (instanceId: string, epoch = 1) => ({
+        pool,
+        budget,
+        breakerId,
+        group: 'g',
+        instanceId,
+        epoch,
+      });
       const a = await h.ports.leases.grant(req('a'));
       expect(a.kind).toBe('granted');
       if (a.kind !== 'granted') return;
@@ -297,30 +304,30 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       expect(d.kind === 'granted' && (await h.ports.leases.check(d.token))).toBeNull();
     });
 
-    it('keeps a breaker within its fair share of the pool, and another breaker gets its own', async () => {
+    it('keeps a group within its fair share of the pool, over all its breakers, and another group gets its own', async () => {
       const pool = unique('pool');
-      const group = unique('g');
-      const [x, y] = [await breaker(group, 'x'), await breaker(group, 'y')];
+      const [ga, gb] = [unique('ga'), unique('gb')];
+      const [x, y, z] = [await breaker(ga, 'x'), await breaker(ga, 'y'), await breaker(gb, 'z')];
       const budget = { concurrency: 2, ratePerSec: 10, leaseTtlMs: 5000 };
-      const req = (breakerId: string, instanceId: string) => ({
+      const req = (breakerId: string, group: string, instanceId: string) => ({
         pool,
         budget,
         breakerId,
+        group,
         instanceId,
         epoch: 1,
         fairShareCap: 1,
       });
-      expect((await h.ports.leases.grant(req(x, 'a'))).kind).toBe('granted');
-      expect(await h.ports.leases.grant(req(x, 'fresh-id'))).toMatchObject({
-        kind: 'refused',
-        reason: 'fair_share',
-      });
-      expect((await h.ports.leases.grant(req(y, 'b'))).kind).toBe('granted');
+      expect((await h.ports.leases.grant(req(x, ga, 'a'))).kind).toBe('granted');
+      // neither a fresh instance id nor a second dependency of the same group gets past the share
+      for (const again of [req(x, ga, 'fresh-id'), req(y, ga, 'other-dep')])
+        expect(await h.ports.leases.grant(again)).toMatchObject({ kind: 'refused', reason: 'fair_share' });
+      expect((await h.ports.leases.grant(req(z, gb, 'b'))).kind).toBe('granted');
       expect(await h.ports.leases.releaseBreaker(pool, x)).toBe(1);
-      expect(await h.ports.leases.releaseBreaker(pool, y)).toBe(1);
+      expect(await h.ports.leases.releaseBreaker(pool, z)).toBe(1);
     });
 
-    it('tells whether an instance is live on a breaker, and counts the breakers recovering through a pool', async () => {
+    it('tells whether an instance is live on a breaker, and counts the groups recovering through a pool', async () => {
       const group = unique('g');
       const dep = unique('dep');
       const id = await breaker(group, dep);
@@ -329,7 +336,7 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       expect(await h.ports.presence.isLive(id, 'never', h.ports.clock.now())).toBe(false);
       expect(await h.ports.presence.isLive(id, 'a', h.ports.clock.now() + ttl)).toBe(false);
       const poolId = (await h.ports.pools.resolve(dep)).id;
-      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(0);
+      expect(await h.ports.breakers.contendingGroups(poolId)).toBe(0);
       const to = (state: 'open' | 'probing' | 'ramping') =>
         h.ports.breakers.transition(
           id,
@@ -337,11 +344,11 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
           () => [],
         );
       await to('open');
-      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(1);
+      expect(await h.ports.breakers.contendingGroups(poolId)).toBe(1);
       await to('probing');
-      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(1);
+      expect(await h.ports.breakers.contendingGroups(poolId)).toBe(1);
       await to('ramping');
-      expect(await h.ports.breakers.contendingInPool(poolId)).toBe(0);
+      expect(await h.ports.breakers.contendingGroups(poolId)).toBe(0);
     });
 
     it('counts a step window only when the previous heartbeat came after the step began', async () => {

@@ -160,8 +160,12 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     return this.db.getRepository(BreakerEntity).findOneBy({ group, dependency, ...WHOLE_GROUP });
   }
 
-  async contendingInPool(poolId: string): Promise<number> {
-    return this.db.getRepository(BreakerEntity).count({ where: { poolId, state: In(['open', 'probing']) } });
+  async contendingGroups(poolId: string): Promise<number> {
+    const [row] = (await this.db.query(
+      `SELECT count(DISTINCT group_name)::int AS n FROM breakers WHERE pool_id = $1 AND state IN ('open', 'probing')`,
+      [poolId],
+    )) as { n: number }[];
+    return row?.n ?? 0;
   }
 
   async active(): Promise<BreakerEntity[]> {

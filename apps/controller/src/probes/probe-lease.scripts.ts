@@ -39,7 +39,7 @@ end
  *       7 lease hash of the new token
  * ARGV: 1 concurrency, 2 ratePerSec, 3 leaseTtlMs, 4 token, 5 pool, 6 breakerId, 7 instanceId,
  *       8 epoch, 9 only re-deliver (1: never grant a new token), 10 the store's key root,
- *       11 the breaker's fair share of the pool (0: none; core probeFairShare)
+ *       11 the group's fair share of the pool (0: none; core probeFairShare), 12 the breaker's group
  * Returns one of:
  *   {'lost'}                                   the marker is gone: Redis lost its data
  *   {'need_block'}                             the fencing block is used up (or lost)
@@ -74,11 +74,11 @@ if live >= concurrency then
 end
 local cap = tonumber(ARGV[11] or '0')
 if cap > 0 then
-  -- the pool's leases are all live after the sweep; count this breaker's and its first expiry
+  -- the pool's leases are all live after the sweep; count this group's and its first expiry
   local mine, first = 0, nil
   local live = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
   for i = 1, #live, 2 do
-    if redis.call('HGET', ARGV[10] .. 'token:' .. live[i], 'breakerId') == ARGV[6] then
+    if redis.call('HGET', ARGV[10] .. 'token:' .. live[i], 'group') == ARGV[12] then
       mine = mine + 1
       local exp = tonumber(live[i + 1])
       if not first or exp < first then first = exp end
@@ -99,7 +99,7 @@ local expiresAt = now + ttl
 redis.call('ZADD', KEYS[1], expiresAt, ARGV[4])
 redis.call('ZADD', KEYS[2], now, tostring(nxt))
 redis.call('HSET', KEYS[7], 'pool', ARGV[5], 'breakerId', ARGV[6], 'instanceId', ARGV[7],
-  'fencing', nxt, 'expiresAt', expiresAt, 'epoch', ARGV[8])
+  'fencing', nxt, 'expiresAt', expiresAt, 'epoch', ARGV[8], 'group', ARGV[12])
 -- the token's facts outlive its lease by a minute, so the sweep can tell whose lease expired unused
 redis.call('PEXPIRE', KEYS[7], ttl + 60000)
 redis.call('SET', KEYS[6], ARGV[4], 'PX', ttl)

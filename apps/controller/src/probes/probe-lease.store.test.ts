@@ -10,6 +10,7 @@ const request = (pool: string, overrides: Partial<LeaseRequest> = {}): LeaseRequ
   pool,
   budget: { concurrency: 2, ratePerSec: 100, leaseTtlMs: 60_000 },
   breakerId: 'b1',
+  group: 'g1',
   instanceId: `i${n++}`,
   epoch: 1,
   ...overrides,

@@ -129,6 +129,7 @@ export class ProbeLeaseStore implements LeaseStore {
           onlyRedeliver ? 1 : 0,
           this.keys.root,
           req.fairShareCap ?? 0,
+          req.group,
         ],
       )) as [string, ...(string | number)[]];
       switch (reply[0]) {

@@ -115,12 +115,12 @@ export class MemoryBreakers implements BreakerStore {
     return [...this.byId.values()].filter((b) => b.globalState.state !== 'closed').map(copy);
   }
 
-  async contendingInPool(poolId: string): Promise<number> {
-    let n = 0;
+  async contendingGroups(poolId: string): Promise<number> {
+    const groups = new Set<string>();
     for (const b of this.byId.values())
       if (b.poolId === poolId && (b.globalState.state === 'open' || b.globalState.state === 'probing'))
-        n += 1;
-    return n;
+        groups.add(b.group);
+    return groups.size;
   }
 
   async transition(

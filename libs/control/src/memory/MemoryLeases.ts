@@ -5,6 +5,7 @@ import { decideProbeGrant, PROBE_RATE_WINDOW_MS, type Clock } from '@recloser/co
 import type { LeaseInfo, LeaseOutcome, LeaseRequest, LeaseStore } from '../ports.js';
 
 interface Lease extends LeaseInfo {
+  group: string;
   grantedAt: number;
 }
 
@@ -84,7 +85,7 @@ export class MemoryLeases implements LeaseStore {
     const recent = (this.grantsByPool.get(req.pool) ?? []).filter((t) => t > now - PROBE_RATE_WINDOW_MS);
     this.grantsByPool.set(req.pool, recent);
     const nextExpiry = live.reduce((m, l) => Math.min(m, l.expiresAt), Number.POSITIVE_INFINITY);
-    const mine = live.filter((l) => l.breakerId === req.breakerId).map((l) => l.expiresAt);
+    const ours = live.filter((l) => l.group === req.group).map((l) => l.expiresAt);
     const decision = decideProbeGrant({
       now,
       liveLeases: live.length,
@@ -93,7 +94,7 @@ export class MemoryLeases implements LeaseStore {
       recentGrantTimes: recent,
       blockedUntil: 0,
       ...(req.fairShareCap !== undefined
-        ? { fairShare: { cap: req.fairShareCap, breakerLeaseExpiries: mine } }
+        ? { fairShare: { cap: req.fairShareCap, groupLeaseExpiries: ours } }
         : {}),
     });
     if (!decision.grant)
@@ -103,6 +104,7 @@ export class MemoryLeases implements LeaseStore {
       token: `probe-${this.fencing}`,
       pool: req.pool,
       breakerId: req.breakerId,
+      group: req.group,
       instanceId: req.instanceId,
       fencing: this.fencing,
       epoch: req.epoch,

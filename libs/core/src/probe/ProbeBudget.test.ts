@@ -107,7 +107,7 @@ describe('fair share of a pool between probing breakers', () => {
   });
 
   it('refuses a breaker at its share until its first lease expires (T−1 ms / T), before the rate', () => {
-    const fair = (expiries: number[]) => ({ ...base, fairShare: { cap: 1, breakerLeaseExpiries: expiries } });
+    const fair = (expiries: number[]) => ({ ...base, fairShare: { cap: 1, groupLeaseExpiries: expiries } });
     expect(decideProbeGrant({ ...fair([10_500]), liveLeases: 1 })).toEqual({
       grant: false,
       reason: 'fair_share',
@@ -141,7 +141,7 @@ describe('fair share of a pool between probing breakers', () => {
               blockedUntil: 0,
               fairShare: {
                 cap,
-                breakerLeaseExpiries: live.filter((l) => l.who === a.who).map((l) => l.expiresAt),
+                groupLeaseExpiries: live.filter((l) => l.who === a.who).map((l) => l.expiresAt),
               },
             });
             if (d.grant) leases.push({ who: a.who, expiresAt: now + budget2.leaseTtlMs });

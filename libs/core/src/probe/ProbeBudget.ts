@@ -19,10 +19,12 @@ export interface ProbeGrantInput {
   /** nothing is granted before this (e.g. one lease TTL after the lease store lost its data) */
   blockedUntil: number;
   /**
-   * When breakers of several groups probe through one pool at once: the most live leases the
-   * requesting breaker may hold (probeFairShare), and the expiry times of those it holds now.
+   * When several groups probe through one pool at once: the most live leases the requesting
+   * breaker's group may hold (probeFairShare), and the expiry times of those the group holds now
+   * (over all its breakers and instances, so neither a fresh instance id nor a second dependency
+   * name in the same pool buys a bigger share).
    */
-  fairShare?: { cap: number; breakerLeaseExpiries: readonly number[] };
+  fairShare?: { cap: number; groupLeaseExpiries: readonly number[] };
 }
 
 export type ProbeRefusalReason = 'learning' | 'concurrency' | 'fair_share' | 'rate';
@@ -32,10 +34,10 @@ export type ProbeGrantDecision =
 
 /**
  * Grants when now ≥ blockedUntil, live leases < concurrency, the requesting breaker holds fewer
- * live leases than its fair share (when one is given), and grants in (now − 1 s, now] <
+ * live leases than its group's fair share (when one is given), and grants in (now − 1 s, now] <
  * ratePerSec (so at most ratePerSec grants in any 1 s window; validation keeps it a whole number).
  * A refusal says when to ask again: when the block ends, the first lease (of the pool, or of the
- * breaker) expires, or the oldest grant leaves the window.
+ * group) expires, or the oldest grant leaves the window.
  */
 export function decideProbeGrant(input: ProbeGrantInput): ProbeGrantDecision {
   const { now, budget } = input;
@@ -47,7 +49,7 @@ export function decideProbeGrant(input: ProbeGrantInput): ProbeGrantDecision {
     return { grant: false, reason: 'concurrency', retryAfterMs: Math.max(1, until) };
   }
   if (input.fairShare) {
-    const held = input.fairShare.breakerLeaseExpiries.filter((e) => e > now);
+    const held = input.fairShare.groupLeaseExpiries.filter((e) => e > now);
     if (held.length >= input.fairShare.cap) {
       return { grant: false, reason: 'fair_share', retryAfterMs: Math.max(1, Math.min(...held) - now) };
     }
@@ -67,9 +69,10 @@ export function decideProbeGrant(input: ProbeGrantInput): ProbeGrantDecision {
 }
 
 /**
- * A breaker's share of its pool's probe concurrency while `contending` breakers (one per group,
- * OPEN or PROBING) draw on the pool at once: an equal split, at least one. One group hammering the lease endpoint (with
- * fresh instance ids or not) then holds at most its share, and the others keep theirs.
+ * A group's share of its pool's probe concurrency while `contending` groups (with a breaker OPEN
+ * or PROBING through the pool) draw on it at once: an equal split, at least one. One group
+ * hammering the lease endpoint (with fresh instance ids, or through several dependency names bound
+ * to the pool) then holds at most its share, and the others keep theirs.
  */
 export function probeFairShare(concurrency: number, contending: number): number {
   if (!(contending > 1)) return concurrency;
