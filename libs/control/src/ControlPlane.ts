@@ -384,6 +384,17 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       );
     }
     const pool = await this.ports.pools.resolve(dependency, req.group);
+    if (pool.probe.leases === 'designated') {
+      const now = this.ports.clock.now();
+      // asking for a token is wanting a call: the requester counts even with no demand reported
+      if (!(await this.designated(breaker, pool, req.instanceId, 1, now))) {
+        throw new ControlError(
+          'conflict',
+          `instanceId "${req.instanceId}" is not a designated prober of dependency "${dependency}" in epoch ${g.epoch}: the pool leases probe tokens to designated instances only (its heartbeat plan carries the token when it is one)`,
+          { extra: { reason: 'not_designated' } },
+        );
+      }
+    }
     const got = await this.leaseStore(async () =>
       this.ports.leases.grant({
         pool: pool.id,
@@ -587,15 +598,13 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     now: number,
   ): Promise<ProbeGrant | null> {
     const { epoch } = breaker.globalState;
-    const live = withCurrent(await this.liveDemand(breaker.id, now), instanceId, verdict);
-    const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
-    const candidates = live.map((l) => ({
-      instanceId: l.instanceId,
-      live: true,
-      demand: instanceDemand(l.demand),
-      excluded: excluded.has(l.instanceId),
-    }));
-    const designated = designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
+    const designated = await this.designated(
+      breaker,
+      pool,
+      instanceId,
+      instanceDemand(positiveDemand(verdict.demand)),
+      now,
+    );
     const request = {
       pool: pool.id,
       budget: pool.probe,
@@ -612,6 +621,27 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     return got.kind === 'granted' || got.kind === 'held'
       ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }
       : null;
+  }
+
+  /**
+   * Whether core designateProbers picks `instanceId` in this epoch, over the live fleet's demand
+   * with the instance's own (`ownDemand`, as it reports it now) in place of what was read.
+   */
+  private async designated(
+    breaker: BreakerRecord,
+    pool: PoolConfig,
+    instanceId: string,
+    ownDemand: number,
+    now: number,
+  ): Promise<boolean> {
+    const { epoch } = breaker.globalState;
+    const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
+    const candidates = (await this.liveDemand(breaker.id, now))
+      .filter((l) => l.instanceId !== instanceId)
+      .map((l) => ({ instanceId: l.instanceId, demand: instanceDemand(l.demand) }))
+      .concat({ instanceId, demand: ownDemand })
+      .map((c) => ({ ...c, live: true, excluded: excluded.has(c.instanceId) }));
+    return designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
   }
 
   private async allowanceFor(
