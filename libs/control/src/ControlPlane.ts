@@ -14,6 +14,7 @@ import {
   findIsolated,
   fleetDemand,
   instanceDemand,
+  isLocallyOpen,
   onProbeResult,
   onQuorum,
   onTick,
@@ -37,6 +38,7 @@ import {
   type QuorumFiguresWire,
   type QuorumPolicy,
   type RampSample,
+  type ReportedState,
 } from '@recloser/core';
 import { ControlError, isControlError } from './ControlError.js';
 import {
@@ -69,6 +71,16 @@ export const DEFAULT_MAX_BREAKERS_PER_GROUP = 1000;
 export const LIFECYCLE_TICK_MS = 1000;
 /** The live fleet's demand is re-read at most this often per breaker and process (a fraction of a heartbeat). */
 export const LIVE_DEMAND_CACHE_MS = 500;
+
+/**
+ * How long this process's view of a breaker (its state and quorum figures) answers routine
+ * heartbeats without a read. Its own transitions update it at once and other replicas' arrive
+ * through the ChangeFeed; this bounds the staleness should a change announcement be lost.
+ */
+export const BREAKER_VIEW_MS = 1000;
+/** entries of the view and of the last-reported map kept at most (both are rebuilt on demand) */
+const MAX_VIEW_ENTRIES = 100_000;
+const MAX_REPORTED_ENTRIES = 1_000_000;
 /** What a client waits before asking again when the lease store does not answer. */
 export const STORE_DOWN_RETRY_MS = 1000;
 
@@ -107,6 +119,15 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   readonly startedAt: number;
   private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
   private readonly contendingCache = new Map<string, { at: number; count: Promise<number> }>();
+  /** what routine heartbeats are answered from: breaker and figures as last read or committed here */
+  private readonly view = new Map<string, { at: number; evaluated: Evaluated }>();
+  /** counts state changes seen here: a read that began before one may not enter the view */
+  private viewGeneration = 0;
+  /** the state this process last stored for (breaker, instance): an unchanged report is routine */
+  private readonly reported = new Map<string, ReportedState>();
+  /** heartbeats that wrote something decisive wait for one evaluation of all their breakers */
+  private nextEvaluation: { ids: Set<string>; done: Promise<Map<string, Evaluated>> } | null = null;
+  private lastEvaluation: Promise<unknown> = Promise.resolve();
   private readonly warn: (message: string) => void;
 
   constructor(
@@ -116,6 +137,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   ) {
     this.startedAt = ports.clock.now();
     this.warn = hooks.warn ?? (() => undefined);
+    ports.changes?.listen((breakerId) => this.forget(breakerId));
   }
 
   // ---- heartbeats ------------------------------------------------------------------------------
@@ -147,12 +169,34 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       now,
       (existing, adding) => this.admitBreakers(group, existing, adding),
     );
-    await presence.record(
-      heartbeat,
-      heartbeat.breakers.map((verdict) => ({ breakerId: ids.get(verdict.dependency)!, verdict })),
-      now,
+    const verdicts = heartbeat.breakers.map((verdict) => ({
+      breakerId: ids.get(verdict.dependency)!,
+      verdict,
+    }));
+    // routine: every breaker CLOSED in the view, nothing locally open, each state as last stored here.
+    // Such a heartbeat cannot change a decision: it is written behind and answered from the view.
+    // Anything else is written through and evaluated (with the other heartbeats waiting) before the answer.
+    const shown = verdicts.map((v) => this.viewOf(v.breakerId, now));
+    const routine = verdicts.every(
+      (v, i) =>
+        shown[i]?.breaker.globalState.state === 'closed' &&
+        !isLocallyOpen(v.verdict.state) &&
+        this.reported.get(reportKey(v.breakerId, instanceId)) === v.verdict.state,
     );
-    const evaluated = await this.evaluate([...ids.values()], 'heartbeat');
+    const written = presence.record(heartbeat, verdicts, now, routine);
+    let evaluated: Map<string, Evaluated>;
+    if (routine) {
+      written.catch((err: unknown) => {
+        for (const v of verdicts) this.reported.delete(reportKey(v.breakerId, instanceId));
+        this.warn(`heartbeat of ${group}/${instanceId} written behind, lost: ${(err as Error).message}`);
+      });
+      evaluated = new Map(verdicts.map((v, i) => [v.breakerId, shown[i]!]));
+    } else {
+      await written;
+      if (this.reported.size >= MAX_REPORTED_ENTRIES) this.reported.clear();
+      for (const v of verdicts) this.reported.set(reportKey(v.breakerId, instanceId), v.verdict.state);
+      evaluated = await this.evaluateTogether(verdicts.map((v) => v.breakerId));
+    }
 
     const plans: BreakerPlan[] = [];
     for (const verdict of heartbeat.breakers) {
@@ -206,10 +250,50 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   async evaluate(breakerIds: readonly string[], trigger: EvaluationTrigger): Promise<Map<string, Evaluated>> {
     const now = this.ports.clock.now();
     const out = new Map<string, Evaluated>();
+    const generation = this.viewGeneration;
     for (const { breaker, counts } of await this.ports.breakers.withCounts(breakerIds, now)) {
-      out.set(breaker.id, await this.evaluateOne(breaker, counts, now, trigger));
+      const evaluated = await this.evaluateOne(breaker, counts, now, trigger);
+      out.set(breaker.id, evaluated);
+      if (generation === this.viewGeneration) this.remember(evaluated, now);
     }
     return out;
+  }
+
+  /**
+   * One evaluation for every heartbeat that asks while the previous one runs: the first asker opens
+   * a batch, which starts when the running evaluation ends; later askers add their breakers to it
+   * until it starts. Each asker's writes are durable before it asks, so the batch reads them.
+   */
+  private evaluateTogether(breakerIds: readonly string[]): Promise<Map<string, Evaluated>> {
+    let batch = this.nextEvaluation;
+    if (!batch) {
+      const ids = new Set<string>();
+      const done = this.lastEvaluation.then(() => {
+        if (this.nextEvaluation?.ids === ids) this.nextEvaluation = null;
+        return this.evaluate([...ids], 'heartbeat');
+      });
+      batch = { ids, done };
+      this.nextEvaluation = batch;
+      this.lastEvaluation = done.catch(() => undefined);
+    }
+    for (const id of breakerIds) batch.ids.add(id);
+    return batch.done;
+  }
+
+  /** The view's entry for a breaker while it is fresh. */
+  private viewOf(breakerId: string, now: number): Evaluated | undefined {
+    const hit = this.view.get(breakerId);
+    return hit && now - hit.at < BREAKER_VIEW_MS && now >= hit.at ? hit.evaluated : undefined;
+  }
+
+  private remember(evaluated: Evaluated, now: number): void {
+    if (this.view.size >= MAX_VIEW_ENTRIES) this.view.clear();
+    this.view.set(evaluated.breaker.id, { at: now, evaluated });
+  }
+
+  private forget(breakerId: string): void {
+    this.viewGeneration += 1;
+    this.view.delete(breakerId);
   }
 
   /** The periodic evaluation: every CLOSED breaker with live trouble. Returns how many are not CLOSED after it. */
@@ -706,11 +790,15 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   // ---- internals -------------------------------------------------------------------------------
 
   /** Every state change goes through here: the store commits it with its transition events. */
-  private transition(
+  private async transition(
     breakerId: string,
     decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,
   ): Promise<C> {
-    return this.ports.breakers.transition(breakerId, decide, transitionEvents);
+    const committed = await this.ports.breakers.transition(breakerId, decide, transitionEvents);
+    // the next heartbeat reads the breaker again, here and (told through the feed) on other replicas
+    this.forget(breakerId);
+    if (committed.transitions.length > 0) this.ports.changes?.announce(breakerId);
+    return committed;
   }
 
   private async announceGrant(breaker: BreakerRecord, instanceId: string, fencing: number): Promise<void> {
@@ -774,6 +862,10 @@ function staleToken(): ControlError {
 }
 
 /** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
+function reportKey(breakerId: string, instanceId: string): string {
+  return `${breakerId}\u0000${instanceId}`;
+}
+
 function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
   const own: LiveDemand = { instanceId, demand: positiveDemand(verdict.demand) };
   return [...live.filter((l) => l.instanceId !== instanceId), own];
