@@ -19,6 +19,11 @@ import { VerdictEntity } from './verdict.entity.js';
 
 /** The reported states core counts as locally open, for SQL filters. */
 const LOCALLY_OPEN_STATES = REPORTED_STATES.filter(isLocallyOpen);
+/**
+ * The same as a literal predicate, so the planner can use the partial index IDX_verdicts_locally_open
+ * (whose predicate, in migration HotPresence, a test pins to this one).
+ */
+export const LOCALLY_OPEN_PREDICATE = `state IN (${LOCALLY_OPEN_STATES.map((s) => `'${s}'`).join(', ')})`;
 
 @Injectable()
 export class VerdictsRepository implements PresenceStore, BeforeApplicationShutdown {
@@ -240,8 +245,8 @@ export class VerdictsRepository implements PresenceStore, BeforeApplicationShutd
   private async breakersWithLiveTrouble(since: number): Promise<string[]> {
     const rows: { breaker_id: string }[] = await this.db.query(
       `SELECT DISTINCT v.breaker_id FROM verdicts v JOIN breakers b ON b.id = v.breaker_id
-       WHERE b.state = 'closed' AND v.reported_at > $1 AND v.state = ANY($2)`,
-      [new Date(since), LOCALLY_OPEN_STATES],
+       WHERE b.state = 'closed' AND v.reported_at > $1 AND v.${LOCALLY_OPEN_PREDICATE}`,
+      [new Date(since)],
     );
     return rows.map((r) => r.breaker_id);
   }
