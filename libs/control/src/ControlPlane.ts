@@ -283,7 +283,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** The view's entry for a breaker while it is fresh. */
   private viewOf(breakerId: string, now: number): Evaluated | undefined {
     const hit = this.view.get(breakerId);
-    return hit && now - hit.at < BREAKER_VIEW_MS && now >= hit.at ? hit.evaluated : undefined;
+    const maxAge = this.settings.breakerViewMs ?? BREAKER_VIEW_MS;
+    return hit && now - hit.at < maxAge && now >= hit.at ? hit.evaluated : undefined;
   }
 
   private remember(evaluated: Evaluated, now: number): void {
