@@ -94,20 +94,21 @@ export async function run(): Promise<void> {
       // the fleet's first heartbeats (new instances: written through), so the measured ones are routine
       targets.push([{ ...subject, before: () => setup.register(live) }, baseline]);
     }
-    targets.push(
-      againstBare(
-        'POST /v1/heartbeats, RAMPING, 1,000 live',
-        '/v1/heartbeats',
-        (i) => setup.rampingBody(i % 1000),
-        200,
-      ),
-      againstBare(
-        `POST /v1/probes/lease, ${LEASERS.toLocaleString('en')} live instances (grant or re-delivery)`,
-        '/v1/probes/lease',
-        (i) => setup.leaseBody(i),
-        201,
-      ),
+    const [ramping, rampingBare] = againstBare(
+      'POST /v1/heartbeats, RAMPING, 1,000 live',
+      '/v1/heartbeats',
+      (i) => setup.rampingBody(i % 1000),
+      200,
     );
+    targets.push([{ ...ramping, before: setup.registerRamping }, rampingBare]);
+    const [lease, leaseBare] = againstBare(
+      `POST /v1/probes/lease, ${LEASERS.toLocaleString('en')} live instances (grant or re-delivery)`,
+      '/v1/probes/lease',
+      (i) => setup.leaseBody(i),
+      201,
+    );
+    // leases go to live instances only: heartbeats from all of them just before
+    targets.push([{ ...lease, before: setup.registerLeasers }, leaseBare]);
     const rows: string[][] = [
       ['endpoint', 'requests', 'errors', 'req/s', 'p50 ms', 'p99 ms', 'req/s vs bare', 'p99 vs bare'],
     ];
@@ -123,6 +124,7 @@ export async function run(): Promise<void> {
       rows.push(row(s, b), row(b, null));
       process.stderr.write(`  measured ${subject.name}\n`);
     }
+    await setup.registerLeasers();
     const paced = await loadPaced(
       {
         name: `POST /v1/probes/lease, paced ${PACED_PER_SEC}/s`,
@@ -179,7 +181,10 @@ async function load(target: Target, offset: number): Promise<Result> {
       const t0 = performance.now();
       const status = await send(agent, target, offset + i);
       latencies.push(performance.now() - t0);
-      if (status !== target.ok) errors++;
+      if (status !== target.ok) {
+        errors++;
+        if (process.env.BENCH_DEBUG) process.stderr.write(`${target.name}: ${status}\n`);
+      }
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
@@ -272,6 +277,10 @@ interface Setup {
   rampingBody(i: number): unknown;
   /** one heartbeat from each of the fleet's instances */
   register(fleet: number): Promise<void>;
+  /** one heartbeat from each of the RAMPING breaker's 1,000 instances */
+  registerRamping(): Promise<void>;
+  /** one heartbeat from each instance that asks for probe tokens */
+  registerLeasers(): Promise<void>;
 }
 
 const evidence = (failing: boolean) => ({
@@ -372,7 +381,6 @@ async function prepare(port: number): Promise<Setup> {
     },
   });
   await openUntil('bench-probe', 'bench-llm', 'probing');
-  await many(LEASERS, (i) => beat('bench-probe', 'bench-llm', `lease-${i}`, 'paused'));
 
   await putPool('bench-ramp-pool', {
     dependencies: ['bench-ramped'],
@@ -396,7 +404,6 @@ async function prepare(port: number): Promise<Setup> {
     throw new Error(`bench ramp lease: ${lease.status} ${JSON.stringify(lease.json)}`);
   await post(`/v1/probes/${lease.json.token}/result`, { outcome: 'success', latencyMs: 20 });
   if ((await stateOf('bench-ramp')) !== 'ramping') throw new Error('bench breaker did not reach ramping');
-  await many(1000, (i) => beat('bench-ramp', 'bench-ramped', `ramp-${i}`, 'closed'));
 
   const closedBody = (fleetSize: number, i: number) => ({
     instanceId: `worker-${i}`,
@@ -423,6 +430,8 @@ async function prepare(port: number): Promise<Setup> {
         { dependency: 'bench-ramped', state: 'closed', evidence: evidence(false), demand: { standard: 2 } },
       ],
     }),
+    registerRamping: () => many(1000, (i) => beat('bench-ramp', 'bench-ramped', `ramp-${i}`, 'closed')),
+    registerLeasers: () => many(LEASERS, (i) => beat('bench-probe', 'bench-llm', `lease-${i}`, 'paused')),
     register: (fleetSize) => many(fleetSize, (i) => post('/v1/heartbeats', closedBody(fleetSize, i))),
   };
 }
