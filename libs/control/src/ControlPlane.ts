@@ -121,6 +121,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   private readonly contendingCache = new Map<string, { at: number; count: Promise<number> }>();
   /** what routine heartbeats are answered from: breaker and figures as last read or committed here */
   private readonly view = new Map<string, { at: number; evaluated: Evaluated }>();
+  /** (group, dependency) → breaker id, as heartbeats and lookups met them */
+  private readonly breakerIds = new Map<string, string>();
   /** counts state changes seen here: a read that began before one may not enter the view */
   private viewGeneration = 0;
   /** the state this process last stored for (breaker, instance): an unchanged report is routine */
@@ -173,6 +175,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       breakerId: ids.get(verdict.dependency)!,
       verdict,
     }));
+    if (this.breakerIds.size >= MAX_VIEW_ENTRIES) this.breakerIds.clear();
+    for (const v of verdicts) this.breakerIds.set(`${group}\u0000${v.verdict.dependency}`, v.breakerId);
     // routine: every breaker CLOSED in the view, nothing locally open, each state as last stored here.
     // Such a heartbeat cannot change a decision: it is written behind and answered from the view.
     // Anything else is written through and evaluated (with the other heartbeats waiting) before the answer.
@@ -195,7 +199,14 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       await written;
       if (this.reported.size >= MAX_REPORTED_ENTRIES) this.reported.clear();
       for (const v of verdicts) this.reported.set(reportKey(v.breakerId, instanceId), v.verdict.state);
-      evaluated = await this.evaluateTogether(verdicts.map((v) => v.breakerId));
+      // quorum is judged only while CLOSED: a breaker the view shows recovering needs no count
+      const judged = verdicts.filter((_, i) => !shown[i] || shown[i].breaker.globalState.state === 'closed');
+      evaluated = new Map(
+        judged.length > 0 ? await this.evaluateTogether(judged.map((v) => v.breakerId)) : [],
+      );
+      verdicts.forEach((v, i) => {
+        if (!evaluated.has(v.breakerId)) evaluated.set(v.breakerId, shown[i]!);
+      });
     }
 
     const plans: BreakerPlan[] = [];
@@ -278,6 +289,26 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     }
     for (const id of breakerIds) batch.ids.add(id);
     return batch.done;
+  }
+
+  /**
+   * The whole-group breaker of (group, dependency): from the view while it is fresh (ids never
+   * change), else read (and, when it is recovering, kept in the view: its shown figures are stored).
+   */
+  private async findBreaker(group: string, dependency: string): Promise<BreakerRecord | null> {
+    const key = `${group}\u0000${dependency}`;
+    const now = this.ports.clock.now();
+    const id = this.breakerIds.get(key);
+    const seen = id ? this.viewOf(id, now) : undefined;
+    if (seen) return seen.breaker;
+    const generation = this.viewGeneration;
+    const found = await this.ports.breakers.find(group, dependency);
+    if (!found) return null;
+    if (this.breakerIds.size >= MAX_VIEW_ENTRIES) this.breakerIds.clear();
+    this.breakerIds.set(key, found.id);
+    if (found.globalState.state !== 'closed' && generation === this.viewGeneration)
+      this.remember({ breaker: found, quorum: found.quorum }, now);
+    return found;
   }
 
   /** The view's entry for a breaker while it is fresh. */
@@ -426,7 +457,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
    */
   async leaseProbe(req: { instanceId: string; group: string; dependency: string }): Promise<ProbeGrant> {
     const { dependency } = req;
-    let breaker = await this.ports.breakers.find(req.group, dependency);
+    let breaker = await this.findBreaker(req.group, dependency);
     if (!breaker) {
       throw new ControlError(
         'not_found',
