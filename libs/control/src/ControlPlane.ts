@@ -8,7 +8,7 @@ import {
   applyOperatorAction,
   DEFAULT_QUORUM,
   buildPlan,
-  designateProbers,
+  designatedIn,
   divideAllowances,
   evaluateQuorum,
   findIsolated,
@@ -22,6 +22,7 @@ import {
   probeFairShare,
   quorumNear,
   quorumThreshold,
+  rankProbers,
   type BreakerPlan,
   type BreakerVerdict,
   type GlobalBreakerState,
@@ -32,6 +33,7 @@ import {
   type OperatorAction,
   type PoolConfig,
   type ProbeGrant,
+  type ProberRanking,
   type ProbeRefusalReason,
   type ProbeResultRequest,
   type QuorumDecision,
@@ -125,6 +127,15 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   readonly startedAt: number;
   private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
   private readonly contendingCache = new Map<string, { at: number; count: Promise<number> }>();
+  private readonly rankingCache = new Map<
+    string,
+    {
+      at: number;
+      epoch: number;
+      count: number;
+      snapshot: Promise<{ ranking: ProberRanking; excluded: ReadonlySet<string> }>;
+    }
+  >();
   /** what routine heartbeats are answered from: breaker and figures as last read or committed here */
   private readonly view = new Map<string, { at: number; evaluated: Evaluated }>();
   /** (group, dependency) → breaker id, as heartbeats and lookups met them */
@@ -768,14 +779,44 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     ownDemand: number,
     now: number,
   ): Promise<boolean> {
+    const { ranking, excluded } = await this.proberRanking(breaker, pool.probe.concurrency, now);
+    return designatedIn(ranking, instanceId, ownDemand > 0 && !excluded.has(instanceId));
+  }
+
+  /**
+   * Core rankProbers over the live fleet's demand and the instances passed over in this epoch, at
+   * most once per LIVE_DEMAND_CACHE_MS per breaker: each heartbeat then asks core designatedIn,
+   * which answers as designateProbers over the whole fleet would, at O(probers) instead of O(N log N).
+   */
+  private proberRanking(
+    breaker: BreakerRecord,
+    count: number,
+    now: number,
+  ): Promise<{ ranking: ProberRanking; excluded: ReadonlySet<string> }> {
     const { epoch } = breaker.globalState;
-    const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
-    const candidates = (await this.liveDemand(breaker.id, now))
-      .filter((l) => l.instanceId !== instanceId)
-      .map((l) => ({ instanceId: l.instanceId, demand: instanceDemand(l.demand) }))
-      .concat({ instanceId, demand: ownDemand })
-      .map((c) => ({ ...c, live: true, excluded: excluded.has(c.instanceId) }));
-    return designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
+    const hit = this.rankingCache.get(breaker.id);
+    if (
+      hit &&
+      hit.epoch === epoch &&
+      hit.count === count &&
+      now - hit.at < LIVE_DEMAND_CACHE_MS &&
+      now >= hit.at
+    )
+      return hit.snapshot;
+    const snapshot = (async () => {
+      const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
+      const candidates = (await this.liveDemand(breaker.id, now)).map((l) => ({
+        instanceId: l.instanceId,
+        live: true,
+        demand: instanceDemand(l.demand),
+        excluded: excluded.has(l.instanceId),
+      }));
+      return { ranking: rankProbers(candidates, count, epoch), excluded };
+    })();
+    if (this.rankingCache.size > 10_000) this.rankingCache.clear();
+    this.rankingCache.set(breaker.id, { at: now, epoch, count, snapshot });
+    snapshot.catch(() => this.rankingCache.delete(breaker.id));
+    return snapshot;
   }
 
   private async allowanceFor(

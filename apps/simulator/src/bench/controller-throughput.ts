@@ -338,12 +338,15 @@ async function prepare(port: number): Promise<Setup> {
       region: 'eu-west',
       breakers: [{ dependency, state, evidence: evidence(state === 'open'), demand: { standard: 2 } }],
     });
-  /** `count` heartbeats, `CONCURRENCY` at a time */
-  const many = async (count: number, one: (i: number) => Promise<unknown>) => {
+  /** `count` requests, `CONCURRENCY` at a time; every one must succeed */
+  const many = async (count: number, one: (i: number) => Promise<{ status: number; json: unknown }>) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
-        while (next < count) await one(next++);
+        while (next < count) {
+          const res = await one(next++);
+          if (res.status !== 200) throw new Error(`bench setup: ${res.status} ${JSON.stringify(res.json)}`);
+        }
       }),
     );
   };

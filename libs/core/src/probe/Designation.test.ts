@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { designateProbers, designationHash, type ProberCandidate } from './Designation.js';
+import {
+  designatedIn,
+  designateProbers,
+  designationHash,
+  rankProbers,
+  type ProberCandidate,
+} from './Designation.js';
 
 const fleet = (n: number): ProberCandidate[] =>
   Array.from({ length: n }, (_, i) => ({ instanceId: `worker-${i}`, live: true, demand: 1 }));
@@ -64,5 +70,36 @@ describe('designateProbers', () => {
     const h = designationHash(1, 'a');
     expect(Number.isInteger(h) && h >= 0 && h < 2 ** 32).toBe(true);
     expect(designationHash(2, 'a')).not.toBe(h);
+  });
+});
+
+describe('rankProbers / designatedIn', () => {
+  const candidate = fc.record({
+    instanceId: fc.constantFrom(...Array.from({ length: 30 }, (_, i) => `i${i}`)),
+    live: fc.boolean(),
+    demand: fc.constantFrom(0, 1, 2.5),
+    excluded: fc.boolean(),
+  });
+
+  it('property: a ranking of the snapshot answers for any instance exactly as designateProbers over the snapshot with that instance replaced', () => {
+    let designated = 0;
+    fc.assert(
+      fc.property(
+        fc.array(candidate, { maxLength: 40 }),
+        fc.integer({ min: 0, max: 5 }),
+        fc.integer({ min: 1, max: 50 }),
+        candidate,
+        (snapshot, count, epoch, self) => {
+          const ranking = rankProbers(snapshot, count, epoch);
+          const others = snapshot.filter((c) => c.instanceId !== self.instanceId);
+          const expected = designateProbers([...others, self], count, epoch).includes(self.instanceId);
+          const eligible = self.live && !self.excluded && self.demand > 0;
+          expect(designatedIn(ranking, self.instanceId, eligible)).toBe(expected);
+          if (expected) designated += 1;
+        },
+      ),
+      { numRuns: 3000, seed: 20261203 },
+    );
+    expect(designated).toBeGreaterThan(300);
   });
 });

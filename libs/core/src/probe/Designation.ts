@@ -45,3 +45,39 @@ export function designateProbers(
     .slice(0, Math.floor(count))
     .map((x) => x.id);
 }
+
+/**
+ * A designation computed once for a snapshot of the live fleet, to answer "is this instance
+ * designated?" for each of its heartbeats without ranking the whole fleet again (which would cost
+ * O(N log N) per heartbeat, O(N² log N) per interval).
+ */
+export interface ProberRanking {
+  epoch: number;
+  count: number;
+  /** the snapshot's best `count` eligible instances, best first */
+  top: readonly { id: string; h: number }[];
+}
+
+export function rankProbers(
+  candidates: readonly ProberCandidate[],
+  count: number,
+  epoch: number,
+): ProberRanking {
+  const top = designateProbers(candidates, count, epoch).map((id) => ({ id, h: designationHash(epoch, id) }));
+  return { epoch, count: Math.max(0, Math.floor(count)), top };
+}
+
+/**
+ * Exactly `designateProbers(snapshot with instanceId's entry replaced by one that is eligible or
+ * not).includes(instanceId)`: fewer than `count` of the others rank before it. Only the snapshot's
+ * top can: any other eligible instance ranks after all of them.
+ */
+export function designatedIn(ranking: ProberRanking, instanceId: string, eligible: boolean): boolean {
+  if (!eligible || ranking.count === 0) return false;
+  const h = designationHash(ranking.epoch, instanceId);
+  let before = 0;
+  for (const t of ranking.top) {
+    if (t.id !== instanceId && (t.h < h || (t.h === h && t.id < instanceId))) before += 1;
+  }
+  return before < ranking.count;
+}
