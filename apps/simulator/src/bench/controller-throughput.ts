@@ -114,11 +114,12 @@ export async function run(): Promise<void> {
       ['endpoint', 'requests', 'errors', 'req/s', 'p50 ms', 'p99 ms', 'req/s vs bare', 'p99 vs bare'],
     ];
     for (const [subject, baseline] of targets) {
-      await subject.before?.();
       // interleave: bare, subject, bare, subject … and keep the better of each (noise only slows)
       const b1 = await load(baseline, 0);
+      await subject.before?.();
       const s1 = await load(subject, 0);
       const b2 = await load(baseline, REQUESTS);
+      await subject.before?.();
       const s2 = await load(subject, REQUESTS);
       const b = b1.perSec >= b2.perSec ? b1 : b2;
       const s = s1.perSec >= s2.perSec ? s1 : s2;
