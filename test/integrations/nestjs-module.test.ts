@@ -136,7 +136,6 @@ const PROVIDER_URL = Symbol('provider url');
 @Injectable()
 class CallLoop implements OnApplicationBootstrap, OnModuleDestroy {
   private running = true;
-  private loop: Promise<void> = Promise.resolve();
   refused = 0;
 
   constructor(
@@ -145,7 +144,8 @@ class CallLoop implements OnApplicationBootstrap, OnModuleDestroy {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.loop = (async () => {
+    // not awaited by the app: it ends once running is false (the call in flight finishes first)
+    void (async () => {
       for (let n = 0; this.running && n < 2000; n++) {
         await this.llm.fetch(this.url).then(
           (res) => res.arrayBuffer(),
