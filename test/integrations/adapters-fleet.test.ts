@@ -21,7 +21,11 @@ import { bootTestApp, type TestApp } from '../support/test-app.js';
 type OpossumConstructor = new (
   action: (...args: unknown[]) => Promise<unknown>,
   options: Record<string, unknown>,
-) => OpossumCircuit & { fire(...args: unknown[]): Promise<unknown>; shutdown(): void };
+) => OpossumCircuit & {
+  readonly closed: boolean;
+  fire(...args: unknown[]): Promise<unknown>;
+  shutdown(): void;
+};
 const Opossum = createRequire(import.meta.url)('opossum') as OpossumConstructor;
 
 const INTERVAL_MS = 250;
@@ -40,8 +44,8 @@ const FLEET_DEMAND_PER_SEC = (OPOSSUM_WORKERS + 1) * 5;
 
 let t: TestApp;
 let provider: FakeProvider;
-let fleet: Recloser[] = [];
-let circuits: ReturnType<typeof makeCircuit>[] = [];
+const fleet: Recloser[] = [];
+const circuits: ReturnType<typeof makeCircuit>[] = [];
 let policy: ReturnType<typeof circuitBreaker>;
 let running = true;
 let loops: Promise<void>[] = [];
