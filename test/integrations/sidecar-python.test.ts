@@ -26,7 +26,7 @@ let provider: FakeProvider;
 let sidecar: ChildProcessWithoutNullStreams;
 let sidecarUrl: string;
 let python: ChildProcessWithoutNullStreams | null = null;
-let answers: { at: number; status: number; reason: string | null; retryAfter: number | null }[] = [];
+const answers: { at: number; status: number; reason: string | null; retryAfter: number | null }[] = [];
 
 beforeAll(async () => {
   t = await bootTestApp({ RECLOSER_HEARTBEAT_INTERVAL_MS: '200', RECLOSER_HEARTBEAT_TTL_MS: '1000' });
@@ -105,7 +105,7 @@ async function breaker(): Promise<any> {
 
 const between = (from: number, to: number) => answers.filter((a) => a.at >= from && a.at <= to);
 
-/** the most answers of `status` in any 1 s window of [from, to] */
+/** the most answers in any 1 s window (the list in time order) */
 function peakPerSecond(list: { at: number }[]): number {
   let peak = 0;
   for (let i = 0, j = 0; i < list.length; i++) {
