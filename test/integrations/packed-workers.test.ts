@@ -5,7 +5,7 @@
 // it while OPEN, and both recover once it is back. Bounded in count and time.
 /* eslint-disable @typescript-eslint/no-explicit-any -- admin response bodies are JSON of any shape */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeProvider, type FakeProvider } from '../support/fake-provider.js';
@@ -14,6 +14,7 @@ import { pollUntil, sleep } from '../support/fleet.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import {
   manifest,
+  pinned,
   publishableWorkspaces,
   ROOT,
   scratchProject,
@@ -31,7 +32,12 @@ let baseUrl: string;
 let key: string;
 
 beforeAll(async () => {
-  scratch = await scratchProject();
+  // what the README's quick starts need beside the tarballs, at the versions the workspace pins
+  scratch = await scratchProject(
+    ['@nestjs/common', '@nestjs/core', 'reflect-metadata', 'rxjs', 'opossum', 'cockatiel', '@types/node'].map(
+      pinned,
+    ),
+  );
   t = await bootTestApp({ RECLOSER_HEARTBEAT_INTERVAL_MS: '200', RECLOSER_HEARTBEAT_TTL_MS: '1000' });
   baseUrl = await t.listen();
   provider = await startFakeProvider({ kind: 'up' });
@@ -178,5 +184,97 @@ describe('publishable packages installed from their tarballs into a scratch proj
       esm.kill();
       cjs.kill();
     }
+  });
+
+  it("the README's quick starts run from the scratch project: NestJS module (type-checked), adapters, sidecar", async () => {
+    const env = {
+      PATH: process.env.PATH,
+      RECLOSER_URL: baseUrl,
+      RECLOSER_FLEET_KEY: key,
+      GROUP,
+      PROVIDER_URL: provider.url,
+    };
+    const copy = (file: string) =>
+      copyFileSync(join(ROOT, 'test/integrations/scratch', file), join(scratch.dir, file));
+    provider.setMode({ kind: 'up' });
+    const from = Date.now();
+
+    // the NestJS quick start, compiled by tsc against the types the tarballs installed
+    copy('quickstart-nestjs.mts');
+    writeFileSync(
+      join(scratch.dir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'es2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+          skipLibCheck: true,
+          types: ['node'],
+          outDir: 'out',
+        },
+        files: ['quickstart-nestjs.mts'],
+      }),
+    );
+    await scratch.node([join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']);
+    const nest = await scratch.node(['out/quickstart-nestjs.mjs'], {
+      ...env,
+      INSTANCE_ID: 'quickstart-nest',
+    });
+    expect(JSON.parse(nest.stdout.trim().split('\n').at(-1)!)).toEqual({ quickstart: 'nestjs', status: 200 });
+
+    copy('quickstart-adapters.mjs');
+    const adapters = await scratch.node(['quickstart-adapters.mjs'], {
+      ...env,
+      INSTANCE_ID: 'quickstart-adapters',
+    });
+    expect(JSON.parse(adapters.stdout.trim().split('\n').at(-1)!)).toEqual({
+      quickstart: 'adapters',
+      opossum: 200,
+      cockatiel: 200,
+    });
+    const { body } = await t.admin('GET', '/v1/admin/overview');
+    const listed = body.breakers.filter((b: any) => b.group === GROUP).map((b: any) => b.dependency);
+    expect(listed).toEqual(expect.arrayContaining(['llm-provider', 'payments']));
+
+    // the sidecar command the tarball installed, and the Python quick start beside it
+    copy('quickstart_sidecar.py');
+    const sidecar = spawn(join(scratch.dir, 'node_modules/.bin/recloser-sidecar'), ['--port', '0'], {
+      cwd: scratch.dir,
+      env: {
+        ...env,
+        RECLOSER_GROUP: GROUP,
+        RECLOSER_INSTANCE_ID: 'quickstart-sidecar',
+        RECLOSER_UPSTREAMS: `llm-provider=${provider.url}`,
+      },
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        sidecar.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        sidecar.once('exit', (code) => reject(new Error(`recloser-sidecar exited (${code}): ${out}`)));
+      });
+      const py = await new Promise<string>((resolve, reject) => {
+        const p = spawn('python3', ['quickstart_sidecar.py'], {
+          cwd: scratch.dir,
+          env: { ...env, SIDECAR_URL: url },
+        });
+        let out = '';
+        p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+        p.stderr.on('data', (d: Buffer) => (out += d.toString()));
+        p.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(out))));
+      });
+      expect(JSON.parse(py.trim())).toEqual({ quickstart: 'sidecar', status: 200 });
+    } finally {
+      sidecar.kill('SIGTERM');
+    }
+    // every quick start really reached the provider
+    expect(provider.callsSince(from).length).toBeGreaterThanOrEqual(4);
   });
 });
