@@ -1,4 +1,5 @@
 import { createServer, type Server } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { createRecloser, TransportError, type Transport } from '@recloser/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -32,6 +33,13 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       if (req.url?.endsWith('/busy')) return void res.writeHead(429, { 'retry-after': '3' }).end();
+      if (req.url?.endsWith('/hang')) return; // never answers
+      if (req.url?.endsWith('/gzip')) {
+        const zipped = gzipSync('compressed answer');
+        return void res
+          .writeHead(200, { 'content-encoding': 'gzip', 'content-length': String(zipped.length) })
+          .end(zipped);
+      }
       res.writeHead(201, { 'content-type': 'text/plain', 'x-upstream': 'yes' }).end(`echo:${body}`);
     });
   });
@@ -46,6 +54,8 @@ beforeAll(async () => {
     dependencies: {
       api: { upstream: `${upstreamUrl}/base` },
       gone: { upstream: 'http://127.0.0.1:1' },
+      sleepy: { upstream: `${upstreamUrl}/base`, timeoutMs: 100 },
+      files: { upstream: `${upstreamUrl}/base` },
     },
     maxBodyBytes: 64,
     shutdownGraceMs: 0,
@@ -104,10 +114,32 @@ describe('the sidecar proxy', () => {
     expect(await gone.json()).toMatchObject({ reason: 'upstream_unreachable', dependency: 'gone' });
   });
 
+  it("passes the upstream's bytes through untouched (a gzip body keeps its encoding and length)", async () => {
+    const res = await fetch(`${base}/files/gzip`);
+    expect(res.headers.get('content-encoding')).toBe('gzip');
+    expect(await res.text()).toBe('compressed answer');
+  });
+
+  it('answers 504 when the upstream does not answer in time, counted against it', async () => {
+    const res = await fetch(`${base}/sleepy/hang`);
+    expect(res.status).toBe(504);
+    expect(await res.json()).toMatchObject({ reason: 'upstream_timeout', dependency: 'sleepy' });
+    const { evidence } = (await sidecar.recloser.tick()).request.breakers.find(
+      (b) => b.dependency === 'sleepy',
+    )!;
+    expect(evidence.attempts).toBe(1);
+    expect(evidence.byClass.overload).toBe(1);
+  });
+
   it('answers its breakers on /_recloser/status', async () => {
     const status = (await (await fetch(`${base}/_recloser/status`)).json()) as {
       breakers: { dependency: string }[];
     };
-    expect(status.breakers.map((b: { dependency: string }) => b.dependency).sort()).toEqual(['api', 'gone']);
+    expect(status.breakers.map((b: { dependency: string }) => b.dependency).sort()).toEqual([
+      'api',
+      'files',
+      'gone',
+      'sleepy',
+    ]);
   });
 });

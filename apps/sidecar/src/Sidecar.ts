@@ -4,9 +4,9 @@
 // a refusal becomes a 503 with Retry-After and never reaches the upstream.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { createRecloser, isBreakerOpenError, type Breaker, type Recloser } from '@recloser/client';
 import type { SidecarConfig, UpstreamConfig } from './config.js';
+import { agentFor, forward, type UpstreamAgent, type UpstreamAnswer } from './forward.js';
 
 const HOP_BY_HOP = new Set([
   'connection',
@@ -22,8 +22,8 @@ const HOP_BY_HOP = new Set([
   'content-length',
   'expect',
 ]);
-/** fetch hands back a decoded body: its encoding and length headers no longer describe it */
-const RESPONSE_DROP = new Set([...HOP_BY_HOP, 'content-encoding']);
+/** the upstream's bytes pass through as they came: its length and encoding headers still hold */
+const RESPONSE_DROP = new Set([...HOP_BY_HOP].filter((h) => h !== 'content-length'));
 const CLASS_HEADER = 'x-recloser-class';
 const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -35,6 +35,7 @@ export interface SidecarOptions {
 interface Route {
   config: UpstreamConfig;
   breaker: Breaker;
+  agent: UpstreamAgent;
 }
 
 export class Sidecar {
@@ -65,7 +66,7 @@ export class Sidecar {
         ...(upstream.trafficClass === undefined ? {} : { defaultClass: upstream.trafficClass }),
         ...(upstream.slowThresholdMs === undefined ? {} : { slowThresholdMs: upstream.slowThresholdMs }),
       });
-      this.routes.set(dependency, { config: upstream, breaker });
+      this.routes.set(dependency, { config: upstream, breaker, agent: agentFor(upstream.upstream) });
     }
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => {
@@ -100,6 +101,7 @@ export class Sidecar {
     this.server.closeIdleConnections();
     if (this.ownsRecloser) await this.recloser.close({ graceMs: this.config.shutdownGraceMs });
     this.server.closeAllConnections();
+    for (const route of this.routes.values()) route.agent.destroy();
     await closed;
   }
 
@@ -132,11 +134,12 @@ export class Sidecar {
         message: `the body exceeds ${this.config.maxBodyBytes} bytes`,
       });
 
-    const headers = new Headers();
+    const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value === undefined || HOP_BY_HOP.has(name) || name === CLASS_HEADER) continue;
-      for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
+      headers[name] = value;
     }
+    if (body.length > 0) headers['content-length'] = String(body.length);
     const classHeader = req.headers[CLASS_HEADER];
     const trafficClass =
       typeof classHeader === 'string' && classHeader !== '' ? classHeader : route.config.trafficClass;
@@ -146,20 +149,13 @@ export class Sidecar {
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    const target = route.config.upstream + path.slice(end);
+    const target = new URL(route.config.upstream + path.slice(end));
     const timeoutMs = route.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const method = req.method ?? 'GET';
-    let upstream: Response;
+    let upstream: UpstreamAnswer;
     try {
       upstream = await route.breaker.execute(
-        (signal) =>
-          fetch(target, {
-            method,
-            headers,
-            redirect: 'manual',
-            signal: AbortSignal.any([signal ?? gone.signal, AbortSignal.timeout(timeoutMs)]),
-            ...(body.length > 0 && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
-          }),
+        (signal) => forward(route.agent, target, method, headers, body, signal, timeoutMs),
         trafficClass === undefined ? { signal: gone.signal } : { signal: gone.signal, trafficClass },
       );
     } catch (err) {
@@ -183,16 +179,11 @@ export class Sidecar {
       });
     }
     const out: Record<string, string | string[]> = {};
-    upstream.headers.forEach((value, name) => {
-      if (!RESPONSE_DROP.has(name) && name !== 'set-cookie') out[name] = value;
-    });
-    const cookies = upstream.headers.getSetCookie();
-    if (cookies.length > 0) out['set-cookie'] = cookies;
+    for (const [name, value] of Object.entries(upstream.raw)) {
+      if (value !== undefined && !RESPONSE_DROP.has(name)) out[name] = value;
+    }
     res.writeHead(upstream.status, out);
-    if (upstream.body === null || method === 'HEAD') return void res.end();
-    Readable.fromWeb(upstream.body as import('node:stream/web').ReadableStream<Uint8Array>)
-      .on('error', () => res.destroy())
-      .pipe(res);
+    upstream.message.on('error', () => res.destroy()).pipe(res);
   }
 
   private status(res: ServerResponse): void {

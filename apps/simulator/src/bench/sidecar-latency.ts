@@ -1,10 +1,9 @@
 // What does the sidecar add to a request? The same sequential keep-alive client calls a loopback
-// upstream directly and through recloser-sidecar (its own process, the real proxy and SDK, the
-// breaker CLOSED), in interleaved blocks so both see the same machine; p50 and p99 of each and
-// the difference. Bounded in count and time.
-import { spawn } from 'node:child_process';
-import { createServer, Agent, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// upstream (its own process) directly and through recloser-sidecar (its own process, the real
+// proxy and SDK, the breaker CLOSED), in interleaved blocks so both see the same machine; p50 and
+// p99 of each and the difference. Bounded in count and time.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { formatTable } from './table.js';
 
@@ -33,30 +32,42 @@ const quantile = (sorted: number[], q: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
 const ms = (x: number): string => `${x.toFixed(3)} ms`;
 
-export async function run(): Promise<void> {
-  const upstream = createServer((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+/** a loopback upstream in a process of its own, as a provider would be */
+const UPSTREAM = `
+import { createServer } from 'node:http';
+const server = createServer((req, res) => {
+  req.resume();
+  res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('http://127.0.0.1:' + server.address().port + '\\n'));
+`;
 
-  const child = spawn(
-    process.execPath,
-    [fileURLToPath(new URL('./sidecar-child.js', import.meta.url)), upstreamUrl],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  try {
-    const sidecarUrl = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('\n')) resolve(out.trim());
-      });
-      child.once('exit', (code) => reject(new Error(`the sidecar exited (${code})`)));
+/** the first line a child prints: its URL */
+function urlOf(child: ChildProcess, name: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.trim());
     });
+    child.once('exit', (code) => reject(new Error(`the ${name} exited (${code})`)));
+  });
+}
+
+export async function run(): Promise<void> {
+  const stdio: ['ignore', 'pipe', 'inherit'] = ['ignore', 'pipe', 'inherit'];
+  const upstream = spawn(process.execPath, ['--input-type=module', '-e', UPSTREAM], { stdio });
+  let sidecar: ChildProcess | null = null;
+  try {
+    const upstreamUrl = await urlOf(upstream, 'upstream');
+    sidecar = spawn(
+      process.execPath,
+      [fileURLToPath(new URL('./sidecar-child.js', import.meta.url)), upstreamUrl],
+      {
+        stdio,
+      },
+    );
+    const sidecarUrl = await urlOf(sidecar, 'sidecar');
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const direct = new URL(`${upstreamUrl}/work`);
     const proxied = new URL(`${sidecarUrl}/upstream/work`);
@@ -87,8 +98,7 @@ export async function run(): Promise<void> {
       ]),
     );
   } finally {
-    child.kill('SIGTERM');
-    upstream.closeAllConnections();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    sidecar?.kill('SIGTERM');
+    upstream.kill('SIGTERM');
   }
 }
