@@ -7,7 +7,7 @@ import type { SidecarConfig } from './config.js';
 import { Sidecar } from './Sidecar.js';
 
 /** A faked controller that answers every heartbeat with an empty plan: every group CLOSED. */
-const closedPlanController: Transport = {
+const fakedClosedPlanController: Transport = {
   heartbeat: async () => ({
     serverTime: new Date().toISOString(),
     heartbeatIntervalMs: 1_000,
@@ -64,7 +64,7 @@ beforeAll(async () => {
     instanceId: 'w-1',
     group: 'g',
     region: 'r',
-    transport: closedPlanController,
+    transport: fakedClosedPlanController,
     autoStart: false,
   });
   sidecar = new Sidecar(config, { recloser });

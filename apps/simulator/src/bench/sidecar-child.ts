@@ -6,7 +6,7 @@ import { createRecloser, TransportError, type Transport } from '@recloser/client
 import { Sidecar } from '@recloser/sidecar';
 
 /** Every group CLOSED, no probes: the steady state the sidecar spends its life in. */
-const closedPlanController: Transport = {
+const inMemoryClosedPlanController: Transport = {
   heartbeat: async (_req: HeartbeatRequest): Promise<HeartbeatResponse> => ({
     serverTime: new Date().toISOString(),
     heartbeatIntervalMs: 1_000,
@@ -34,7 +34,7 @@ const recloser = createRecloser({
   instanceId: config.instanceId,
   group: config.group,
   region: config.region,
-  transport: closedPlanController,
+  transport: inMemoryClosedPlanController,
 });
 const sidecar = new Sidecar(config, { recloser });
 const url = await sidecar.listen();
