@@ -209,6 +209,9 @@ describe('RecloserModule in a NestJS worker app', () => {
 
     await app.close();
     app = null;
+    // a heartbeat answered before close may still be written behind (the controller buffers
+    // routine ones for a few ms): read the row once that is over
+    await sleep(INTERVAL_MS);
     const seenAtClose = await lastSeen(listed.breakerId, 'nest-wiring');
     expect(seenAtClose).not.toBeNull();
     await sleep(4 * INTERVAL_MS);
@@ -298,6 +301,7 @@ describe('RecloserModule in a NestJS worker app', () => {
       expect(fromProbing.map((tr: any) => tr.to)).toContain('ramping');
       // nobody calls after close, and no heartbeat leaves
       const callsAtClose = provider.calls.length;
+      await sleep(INTERVAL_MS); // past any write-behind of a heartbeat answered before close
       const seenAtClose = await lastSeen(opened.breakerId, 'nest-prober');
       await sleep(4 * INTERVAL_MS);
       expect(provider.calls.length).toBe(callsAtClose);
