@@ -8,12 +8,17 @@ export default defineConfig({
   // SWC keeps decorator metadata, which NestJS dependency injection needs.
   plugins: [swc.vite({ module: { type: 'es6' } })],
   resolve: {
-    alias: {
-      '@recloser/core': at('./libs/core/src/index.ts'),
-      '@recloser/control': at('./libs/control/src/index.ts'),
-      '@recloser/client': at('./libs/client/src/index.ts'),
-      '@recloser/migrations': at('./migrations/index.ts'),
-    },
+    // exact matches: '@recloser/client' must not swallow its '@recloser/client/opossum' entry point
+    alias: [
+      { find: /^@recloser\/core$/, replacement: at('./libs/core/src/index.ts') },
+      { find: /^@recloser\/control$/, replacement: at('./libs/control/src/index.ts') },
+      { find: /^@recloser\/client$/, replacement: at('./libs/client/src/index.ts') },
+      { find: /^@recloser\/client\/opossum$/, replacement: at('./libs/client/src/adapters/opossum.ts') },
+      { find: /^@recloser\/client\/cockatiel$/, replacement: at('./libs/client/src/adapters/cockatiel.ts') },
+      { find: /^@recloser\/nestjs$/, replacement: at('./libs/nestjs/src/index.ts') },
+      { find: /^@recloser\/sidecar$/, replacement: at('./apps/sidecar/src/index.ts') },
+      { find: /^@recloser\/migrations$/, replacement: at('./migrations/index.ts') },
+    ],
   },
   test: {
     include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'test/**/*.test.ts'],

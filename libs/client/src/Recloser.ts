@@ -11,7 +11,7 @@ import {
   type ProbeResultRequest,
   type Rng,
 } from '@recloser/core';
-import { Breaker, type BreakerHost, type BreakerOptions } from './breaker/Breaker.js';
+import { Breaker, type BreakerFetchInit, type BreakerHost, type BreakerOptions } from './breaker/Breaker.js';
 import { EventEmitter, type Event } from './common/Event.js';
 import { TransportError } from './errors/Errors.js';
 import { HttpTransport } from './transport/HttpTransport.js';
@@ -27,6 +27,16 @@ interface CommonOptions {
   rng?: Rng;
   /** start the built-in ticker (default true); the simulator passes false and calls tick() itself */
   autoStart?: boolean;
+  /** the fetch that `recloser.fetch()` and `breaker.fetch()` call; default globalThis.fetch */
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface CloseOptions {
+  /**
+   * How long close() lets probe calls in flight finish and their results reach the controller
+   * (which releases their tokens) before it aborts what is left; default 0: abort at once.
+   */
+  graceMs?: number;
 }
 
 /** Either the controller's URL and a fleet key (HTTP), or a transport of your own. */
@@ -90,6 +100,7 @@ export class Recloser {
       heartbeatIntervalMs: () => this.intervalMs,
       unreachable: () => this.isUnreachable,
       postProbeResult: (grant, body) => this.postProbe(grant, body),
+      fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     };
     if (options.transport !== undefined) this.transport = options.transport;
     else {
@@ -109,6 +120,19 @@ export class Recloser {
       this.breakers.set(dependency, breaker);
     }
     return breaker;
+  }
+
+  /**
+   * fetch() through the dependency's breaker (see Breaker.fetch): refused with a BreakerOpenError,
+   * without touching the network, when the breaker does not admit the call.
+   */
+  fetch(dependency: string, input: string | URL | Request, init?: BreakerFetchInit): Promise<Response> {
+    return this.breaker(dependency).fetch(input, init);
+  }
+
+  /** The breakers made so far, by dependency. */
+  get dependencies(): string[] {
+    return [...this.breakers.keys()];
   }
 
   get reachable(): boolean {
@@ -153,11 +177,26 @@ export class Recloser {
     await Promise.allSettled([...this.pendingPosts]);
   }
 
-  /** Stops the ticker, aborts requests in flight, and waits for them to settle. */
-  async close(): Promise<void> {
+  /**
+   * Stops the ticker (no heartbeat leaves after this), lets probe calls in flight finish and post
+   * their results for up to `graceMs`, then aborts requests in flight and waits for them to settle.
+   */
+  async close(options: CloseOptions = {}): Promise<void> {
     this.closed = true;
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
+    const graceMs = options.graceMs ?? 0;
+    if (graceMs > 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const drained = Promise.all([...this.breakers.values()].map((b) => b.probeSettled())).then(() =>
+        this.flush(),
+      );
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      });
+      await Promise.race([drained, late]);
+      clearTimeout(timer);
+    }
     this.aborter.abort();
     await Promise.allSettled([this.round, ...this.pendingPosts]);
   }

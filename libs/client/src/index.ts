@@ -1,10 +1,13 @@
 // @recloser/client: the SDK a worker instance embeds.
 export { createRecloser, Recloser } from './Recloser.js';
-export type { RecloserOptions, ReachabilityEvent, TickResult } from './Recloser.js';
+export type { CloseOptions, RecloserOptions, ReachabilityEvent, TickResult } from './Recloser.js';
 export { BACKLOG_DRAIN_MS, Breaker } from './breaker/Breaker.js';
 export type {
+  BreakerFetchInit,
   BreakerOptions,
   BreakerState,
+  ExternalBreakerState,
+  ExternalLocalBreaker,
   ExecuteOptions,
   FallbackEvent,
   ProbeEvent,

@@ -2,10 +2,12 @@
 // and prints its own table. Name suites on the command line to run only those.
 import { run as controllerThroughput } from './controller-throughput.js';
 import { run as sdkOverhead } from './sdk-overhead.js';
+import { run as sidecarLatency } from './sidecar-latency.js';
 
 const suites: { name: string; run: () => Promise<void> }[] = [
   { name: 'sdk-overhead', run: sdkOverhead },
   { name: 'controller-throughput', run: controllerThroughput },
+  { name: 'sidecar-latency', run: sidecarLatency },
 ];
 
 const wanted = process.argv.slice(2);

@@ -1,14 +1,17 @@
 // How much does wrapping a call cost? Our allow()/execute() beside opossum's fire() and
-// cockatiel's execute(), all measured in one run on this machine against a bare `await fn()`.
+// cockatiel's execute(), bare and guarded by the Recloser adapters, all measured in one run on
+// this machine against a bare `await fn()`.
 import { createRequire } from 'node:module';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { createRecloser, type Transport } from '@recloser/client';
+import { guardCockatiel } from '@recloser/client/cockatiel';
+import { guardOpossum, type OpossumCircuit } from '@recloser/client/opossum';
 import type { HeartbeatResponse } from '@recloser/core';
 import { ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel';
 import { formatTable } from './table.js';
 
-// opossum ships CommonJS without typings: describe the two calls we use.
-interface OpossumBreaker {
+// opossum ships CommonJS without typings: describe the calls we use (the guard's own type for the rest).
+interface OpossumBreaker extends OpossumCircuit {
   fire(): Promise<unknown>;
   shutdown(): void;
 }
@@ -118,6 +121,14 @@ function buildCandidates(): { sync: Candidate[]; async: Candidate[]; cleanup: ()
 
   const cockatiel = circuitBreaker(handleAll, { halfOpenAfter: 10_000, breaker: new ConsecutiveBreaker(5) });
   const opossum = new Opossum(fn); // defaults, as most users run it (10 s timeout per call)
+  // the same two breakers guarded by the adapters (the group CLOSED: their own logic decides)
+  const guardedCockatiel = circuitBreaker(handleAll, {
+    halfOpenAfter: 10_000,
+    breaker: new ConsecutiveBreaker(5),
+  });
+  guardCockatiel(recloser, 'guarded-cockatiel', guardedCockatiel);
+  const guardedOpossum = new Opossum(fn);
+  guardOpossum(recloser, 'guarded-opossum', guardedOpossum);
 
   const sync: Candidate[] = [
     {
@@ -155,6 +166,8 @@ function buildCandidates(): { sync: Candidate[]; async: Candidate[]; cleanup: ()
     { name: 'recloser execute() (closed)', loop: asyncLoop(() => closed.execute(fn)) },
     { name: 'cockatiel@3 circuitBreaker.execute()', loop: asyncLoop(() => cockatiel.execute(fn)) },
     { name: 'opossum@9 fire()', loop: asyncLoop(() => opossum.fire()) },
+    { name: 'cockatiel@3 execute(), guarded', loop: asyncLoop(() => guardedCockatiel.execute(fn)) },
+    { name: 'opossum@9 fire(), guarded', loop: asyncLoop(() => guardedOpossum.fire()) },
   ];
 
   return {
@@ -162,6 +175,7 @@ function buildCandidates(): { sync: Candidate[]; async: Candidate[]; cleanup: ()
     async: asyncCandidates,
     cleanup: async () => {
       opossum.shutdown();
+      guardedOpossum.shutdown();
       await recloser.close();
     },
   };

@@ -27,9 +27,24 @@ import { BreakerOpenError, type RefusalReason } from '../errors/Errors.js';
 /** The instance-side states of docs/architecture.md. */
 export type BreakerState = 'closed' | 'local_open' | 'self_probe' | 'paused' | 'admitted' | 'fallback';
 
+/** The state of a breaker the team already runs (opossum, cockatiel), as the adapters read it. */
+export type ExternalBreakerState = 'closed' | 'open' | 'half_open';
+
+/**
+ * A local breaker of the team's own (opossum, cockatiel) that decides for this instance while the
+ * group is CLOSED. Recloser's own local breaker then only gathers evidence (it never trips), and the
+ * verdict reports this breaker's state; the group's plan (pause, probe token, ramp allowance) still
+ * applies to every call.
+ */
+export interface ExternalLocalBreaker {
+  state(): ExternalBreakerState;
+}
+
 export interface BreakerOptions {
   /** tuning of this instance's local breaker (tier 1) */
   local?: LocalBreakerInit;
+  /** a breaker of your own that keeps the local verdict (see the opossum and cockatiel adapters) */
+  external?: ExternalLocalBreaker;
   /** traffic class of calls that name none; default `standard` */
   defaultClass?: TrafficClass;
   /** a successful call slower than this counts as `slow` (systemic) */
@@ -61,6 +76,11 @@ export const BACKLOG_DRAIN_MS = 10_000;
 
 export interface ExecuteOptions {
   signal?: AbortSignal;
+  trafficClass?: TrafficClass;
+}
+
+/** fetch's init, plus the traffic class the call belongs to */
+export interface BreakerFetchInit extends RequestInit {
   trafficClass?: TrafficClass;
 }
 
@@ -102,6 +122,8 @@ export interface BreakerHost {
   /** the controller did not answer the last heartbeat */
   unreachable(): boolean;
   postProbeResult(grant: ProbeGrant, body: ProbeResultRequest): Promise<void>;
+  /** the fetch that Breaker.fetch() calls (globalThis.fetch unless the Recloser was given one) */
+  readonly fetch: typeof globalThis.fetch;
 }
 
 // How a call was admitted; decides what its outcome settles.
@@ -115,12 +137,24 @@ type Admission = typeof DENIED | typeof LOCAL | typeof PROBE | typeof RAMP | typ
 // What the group's state means for this instance.
 type Mode = 'local' | 'blocked' | 'ramping';
 
+const EXTERNAL_REPORTED: Record<ExternalBreakerState, ReportedState> = {
+  closed: 'closed',
+  open: 'open',
+  half_open: 'half_open',
+};
+const EXTERNAL_LOCAL: Record<ExternalBreakerState, LocalBreakerState> = {
+  closed: 'closed',
+  open: 'local_open',
+  half_open: 'self_probe',
+};
+
 function modeOf(state: GlobalState): Mode {
   return state === 'open' || state === 'probing' ? 'blocked' : state === 'ramping' ? 'ramping' : 'local';
 }
 
 export class Breaker {
   readonly local: LocalBreaker;
+  private readonly external: ExternalLocalBreaker | undefined;
   private readonly defaultClass: TrafficClass;
   private readonly classes = new Map<TrafficClass, ClassAdmission>();
   private defaultSlot: ClassAdmission | null = null;
@@ -140,6 +174,7 @@ export class Breaker {
   private probeExpiresAt = 0;
   private probeInFlight: ProbeGrant | null = null;
   private lastProbeToken: string | null = null;
+  private probeWaiters: (() => void)[] = [];
 
   private fallbackProbeOwner = false;
   private fallbackRatePerSec = 0;
@@ -164,7 +199,13 @@ export class Breaker {
     private readonly host: BreakerHost,
   ) {
     this.clock = host.clock;
-    this.local = new LocalBreaker(options.local ?? {}, host.clock, host.rng);
+    this.external = options.external;
+    // with a breaker of the team's own deciding locally, ours only gathers evidence: it never trips
+    const local: LocalBreakerInit =
+      options.external === undefined
+        ? (options.local ?? {})
+        : { ...options.local, mode: 'consecutive', consecutiveTicks: Number.POSITIVE_INFINITY };
+    this.local = new LocalBreaker(local, host.clock, host.rng);
     this.defaultClass = options.defaultClass ?? 'standard';
     this.timesEveryCall = options.slowThresholdMs !== undefined || options.classifyResult !== undefined;
   }
@@ -175,13 +216,15 @@ export class Breaker {
   }
 
   get localState(): LocalBreakerState {
+    if (this.external !== undefined && this.local.state !== 'paused')
+      return EXTERNAL_LOCAL[this.external.state()];
     return this.local.state;
   }
 
   get state(): BreakerState {
     if (this.isFallback()) return 'fallback';
     if (this.mode === 'blocked') return 'paused';
-    const local = this.local.state;
+    const local = this.localState;
     if (local === 'local_open' || local === 'self_probe') return local;
     return this.mode === 'ramping' ? 'admitted' : 'closed';
   }
@@ -227,6 +270,26 @@ export class Breaker {
       this.settle(admission, trafficClass, c.outcome, latencyMs, undefined, c.retryAfterMs, slot);
     }
     return value;
+  }
+
+  /**
+   * fetch() through the breaker: refused with a BreakerOpenError before any network when not
+   * admitted; otherwise the Response is classified by status (429/5xx, Retry-After) and recorded,
+   * and a thrown error by the core's table. The caller's `init.signal` aborts the call (an abort
+   * is recorded as cancelled, not against the dependency).
+   */
+  fetch(input: string | URL | Request, init: BreakerFetchInit = {}): Promise<Response> {
+    const { trafficClass, ...requestInit } = init;
+    const options: ExecuteOptions = {};
+    if (requestInit.signal) options.signal = requestInit.signal;
+    if (trafficClass !== undefined) options.trafficClass = trafficClass;
+    return this.execute(() => this.host.fetch(input, requestInit), options);
+  }
+
+  /** Resolves once no probe call of this breaker is in flight (at once when none is). */
+  probeSettled(): Promise<void> {
+    if (this.probeInFlight === null && !this.fallbackProbeInFlight) return Promise.resolve();
+    return new Promise((resolve) => this.probeWaiters.push(resolve));
   }
 
   /**
@@ -288,7 +351,10 @@ export class Breaker {
       demand[this.defaultClass] = Math.round(wanted * 1000) / 1000;
     }
     // a probe call that never settled: its lease is gone, forget it
-    if (this.probeInFlight !== null && now >= this.probeExpiresAt) this.probeInFlight = null;
+    if (this.probeInFlight !== null && now >= this.probeExpiresAt) {
+      this.probeInFlight = null;
+      this.wakeProbeWaiters();
+    }
     if (this.probeGrant !== null && now >= this.probeExpiresAt) this.probeGrant = null;
     this.emitIfChanged();
     return { dependency: this.dependency, state: this.reportedState(), evidence, demand };
@@ -341,7 +407,10 @@ export class Breaker {
   }
 
   private reportedState(): ReportedState {
-    const local = this.local.reportedState();
+    const local =
+      this.external !== undefined && this.local.state !== 'paused'
+        ? EXTERNAL_REPORTED[this.external.state()]
+        : this.local.reportedState();
     if ((local === 'closed' || local === 'paused') && this.isFallback()) return 'fallback';
     return local;
   }
@@ -365,13 +434,14 @@ export class Breaker {
       if (this.clock.now() < this.nextAttemptAt) return DENIED;
       this.nextAttemptAt = 0;
     }
-    if (this.mode === 'local') return this.local.allow() ? LOCAL : DENIED;
+    // a breaker of the team's own decides locally: it refuses its own calls when it is open
+    if (this.mode === 'local') return this.external !== undefined || this.local.allow() ? LOCAL : DENIED;
     if (this.mode === 'ramping') return this.admitRamp(slot);
     return this.admitProbe();
   }
 
   private admitRamp(slot: ClassAdmission): Admission {
-    if (this.local.state !== 'closed') {
+    if (this.external === undefined && this.local.state !== 'closed') {
       // locally open during a ramp: only the self-probe, and only if the allowance has room for it
       if (!slot.canAdmit() || !this.local.allow()) return DENIED;
     }
@@ -443,6 +513,7 @@ export class Breaker {
     if (admission === PROBE) this.settleProbe(outcome, latencyMs, ttftMs, retryAfterMs);
     if (admission === FALLBACK_PROBE) {
       this.fallbackProbeInFlight = false;
+      this.wakeProbeWaiters();
       this.probe.fire({
         dependency: this.dependency,
         kind: 'fallback',
@@ -468,12 +539,16 @@ export class Breaker {
     if (outcome === 'cancelled') {
       // the caller gave up before learning anything: the next call may use the token, if still valid
       if (this.clock.now() < this.probeExpiresAt) this.probeGrant = grant;
+      this.wakeProbeWaiters();
       return;
     }
     const body: ProbeResultRequest = { outcome, latencyMs };
     if (ttftMs !== undefined) body.ttftMs = ttftMs;
     if (retryAfterMs !== null) body.retryAfterMs = retryAfterMs;
-    this.host.postProbeResult(grant, body).then(
+    // posted before the waiters wake, so Recloser.close() finds the post among those to wait for
+    const posted = this.host.postProbeResult(grant, body);
+    this.wakeProbeWaiters();
+    posted.then(
       () =>
         this.probe.fire({
           dependency: this.dependency,
@@ -492,6 +567,13 @@ export class Breaker {
           error,
         }),
     );
+  }
+
+  private wakeProbeWaiters(): void {
+    if (this.probeWaiters.length === 0) return;
+    const waiters = this.probeWaiters;
+    this.probeWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   private emitIfChanged(): void {
