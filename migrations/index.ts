@@ -5,6 +5,7 @@ import { TransitionFromStep1764691200000 } from './1764691200000-TransitionFromS
 import { BreakerScope1764800000000 } from './1764800000000-BreakerScope.js';
 import { Outbox1764800600000 } from './1764800600000-Outbox.js';
 import { Archival1764900000000 } from './1764900000000-Archival.js';
+import { Webhooks1765100000000 } from './1765100000000-Webhooks.js';
 
 export const migrations = [
   Spine1764684000000,
@@ -13,4 +14,5 @@ export const migrations = [
   BreakerScope1764800000000,
   Outbox1764800600000,
   Archival1764900000000,
+  Webhooks1765100000000,
 ];

@@ -17,6 +17,7 @@ import { QueuesModule } from './queues/queues.module.js';
 import { RampModule } from './ramp/ramp.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { TransitionsModule } from './transitions/transitions.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The controller. Features add one import line each. */
 @Module({})
@@ -42,6 +43,7 @@ export class AppModule {
         BreakersModule,
         HeartbeatsModule,
         AdminModule,
+        WebhooksModule,
       ],
     };
   }

@@ -16,6 +16,12 @@ export class ControllerConfig {
   readonly adminToken: string | null;
   readonly migrateOnBoot: boolean;
   readonly webhookAllowHosts: readonly string[];
+  /** attempts per webhook delivery before it is dead-lettered */
+  readonly webhookAttempts: number;
+  /** first retry delay; each later one doubles (with jitter): 30 s × 2^11 spreads 12 attempts over ~17 h */
+  readonly webhookBackoffMs: number;
+  /** one attempt's timeout (connect to last byte) */
+  readonly webhookTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
   readonly heartbeatTtlMs: number;
   /** an instance locally open this long while its group stays closed is reported as isolated */
@@ -108,6 +114,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h.length > 0),
+    webhookAttempts: parsed.RECLOSER_WEBHOOK_ATTEMPTS ?? 12,
+    webhookBackoffMs: parsed.RECLOSER_WEBHOOK_BACKOFF_MS ?? 30_000,
+    webhookTimeoutMs: parsed.RECLOSER_WEBHOOK_TIMEOUT_MS ?? 10_000,
     heartbeatIntervalMs: intervalMs,
     heartbeatTtlMs: ttlMs,
     isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,

@@ -54,6 +54,26 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
+  @Min(1)
+  @Max(100)
+  @IsInt({ message: 'RECLOSER_WEBHOOK_ATTEMPTS must be an integer between 1 and 100' })
+  RECLOSER_WEBHOOK_ATTEMPTS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'RECLOSER_WEBHOOK_BACKOFF_MS must be an integer number of milliseconds' })
+  RECLOSER_WEBHOOK_BACKOFF_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(10)
+  @Max(300_000)
+  @IsInt({ message: 'RECLOSER_WEBHOOK_TIMEOUT_MS must be an integer number of milliseconds' })
+  RECLOSER_WEBHOOK_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @Min(10)
   @IsInt({ message: 'RECLOSER_HEARTBEAT_INTERVAL_MS must be an integer number of milliseconds' })
   RECLOSER_HEARTBEAT_INTERVAL_MS?: number;
