@@ -3,7 +3,22 @@ import { isBlockedAddress, resolveTarget } from './ssrf-guard.js';
 
 describe('SSRF guard', () => {
   it('blocks private, loopback, link-local, mapped and reserved addresses; passes public ones', () => {
-    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '100.64.0.1', '::1', '::', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', '224.0.0.1'])
+    for (const a of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '0.0.0.0',
+      '100.64.0.1',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a9fe:a9fe',
+      '224.0.0.1',
+    ])
       expect(isBlockedAddress(a), a).toBe(true);
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700::1111', '172.32.0.1'])
       expect(isBlockedAddress(a), a).toBe(false);

@@ -7,7 +7,12 @@ import { QueueService } from '../queues/queue.service.js';
 import { resolveTarget, WebhookTargetError } from './ssrf-guard.js';
 import { countWebhookAttempt } from './webhook-metrics.js';
 import { sendOnce } from './webhook-sender.js';
-import { EVENT_ID_HEADER, EVENT_TYPE_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhook-signature.js';
+import {
+  EVENT_ID_HEADER,
+  EVENT_TYPE_HEADER,
+  SIGNATURE_HEADER,
+  signatureHeader,
+} from './webhook-signature.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
 export interface DeliverWebhookJob {
@@ -71,7 +76,11 @@ export class WebhookDeliveries implements JobHandlerInstance {
     };
     const result = await sendOnce(target, headers, body, this.config.webhookTimeoutMs);
     if (result.ok) {
-      await this.repo.recordAttempt(d.id, { status: 'delivered', statusCode: result.statusCode, error: null });
+      await this.repo.recordAttempt(d.id, {
+        status: 'delivered',
+        statusCode: result.statusCode,
+        error: null,
+      });
       countWebhookAttempt('delivered', d.eventType);
       return 'delivered';
     }

@@ -8,7 +8,18 @@ const transition = (from: string, to: string, extra: Record<string, unknown> = {
   type: 'breaker.transition',
   breakerId: 'b',
   at: 0,
-  data: { group: 'g', dependency: 'd', region: null, from, to, fromStep: null, step: null, actor: 'quorum', reason: 'r', ...extra },
+  data: {
+    group: 'g',
+    dependency: 'd',
+    region: null,
+    from,
+    to,
+    fromStep: null,
+    step: null,
+    actor: 'quorum',
+    reason: 'r',
+    ...extra,
+  },
 });
 
 describe('webhookEventOf', () => {
@@ -17,8 +28,12 @@ describe('webhookEventOf', () => {
     expect(webhookEventOf(transition('probing', 'open', { actor: 'probe' }))).toBe('breaker.opened');
     expect(webhookEventOf(transition('open', 'probing', { actor: 'cooldown' }))).toBe('breaker.probing');
     expect(webhookEventOf(transition('probing', 'ramping', { step: 0 }))).toBe('breaker.ramp_step');
-    expect(webhookEventOf(transition('ramping', 'ramping', { fromStep: 1, step: 2 }))).toBe('breaker.ramp_step');
-    expect(webhookEventOf(transition('ramping', 'ramping', { fromStep: 2, step: 2 }))).toBe('breaker.ramp_held');
+    expect(webhookEventOf(transition('ramping', 'ramping', { fromStep: 1, step: 2 }))).toBe(
+      'breaker.ramp_step',
+    );
+    expect(webhookEventOf(transition('ramping', 'ramping', { fromStep: 2, step: 2 }))).toBe(
+      'breaker.ramp_held',
+    );
     expect(webhookEventOf(transition('ramping', 'ramping', { fromStep: 2, step: 1 }))).toBe(
       'breaker.ramp_stepped_back',
     );
@@ -33,7 +48,8 @@ describe('webhookEventOf', () => {
   });
 
   it('passes the watches through and ignores probe bookkeeping', () => {
-    const of = (type: ControlEvent['type']) => webhookEventOf({ ...transition('closed', 'open'), type, data: {} });
+    const of = (type: ControlEvent['type']) =>
+      webhookEventOf({ ...transition('closed', 'open'), type, data: {} });
     expect(of('instance.isolated')).toBe('instance.isolated');
     expect(of('instance.recovered')).toBe('instance.recovered');
     expect(of('quorum.near')).toBe('quorum.near');

@@ -69,7 +69,10 @@ export function sendOnce(
       done({
         ok: false,
         statusCode: null,
-        error: err.name === 'AbortError' || err.name === 'TimeoutError' ? `timed out after ${timeoutMs} ms` : err.message,
+        error:
+          err.name === 'AbortError' || err.name === 'TimeoutError'
+            ? `timed out after ${timeoutMs} ms`
+            : err.message,
       }),
     );
     req.end(body);

@@ -7,8 +7,12 @@ describe('webhook signature', () => {
   it('is HMAC-SHA256 over "<t>.<body>", hex, in t=…,v1=…', () => {
     // echo -n '1700000000.{"id":"e1","type":"breaker.opened"}' | openssl dgst -sha256 -hmac s3cret
     expect(signatureHeader('s3cret', 1_700_000_000, body)).toMatch(/^t=1700000000,v1=[0-9a-f]{64}$/);
-    expect(signatureHeader('s3cret', 1_700_000_000, body)).toBe(signatureHeader('s3cret', 1_700_000_000, body));
-    expect(signatureHeader('other', 1_700_000_000, body)).not.toBe(signatureHeader('s3cret', 1_700_000_000, body));
+    expect(signatureHeader('s3cret', 1_700_000_000, body)).toBe(
+      signatureHeader('s3cret', 1_700_000_000, body),
+    );
+    expect(signatureHeader('other', 1_700_000_000, body)).not.toBe(
+      signatureHeader('s3cret', 1_700_000_000, body),
+    );
   });
 
   it('verifies the right secret and body within the tolerance, and nothing else', () => {

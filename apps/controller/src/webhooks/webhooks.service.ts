@@ -5,7 +5,12 @@ import type { CreateWebhookDto, DeliveriesQuery, DeliveryDto, WebhookDto } from 
 import { resolveTarget, WebhookTargetError } from './ssrf-guard.js';
 import { WebhookDeliveries } from './webhook-deliveries.service.js';
 import { WEBHOOK_EVENTS } from './webhook-events.js';
-import { type DeliveryRow, type DeliveryStatus, type SubscriptionRow, WebhooksRepository } from './webhooks.repository.js';
+import {
+  type DeliveryRow,
+  type DeliveryStatus,
+  type SubscriptionRow,
+  WebhooksRepository,
+} from './webhooks.repository.js';
 
 const iso = (d: Date | null): string | null => (d === null ? null : new Date(d).toISOString());
 
@@ -95,7 +100,8 @@ export class WebhooksService {
     const existing = await this.repo.get(id);
     if (!existing) throw new NotFoundException('delivery not found');
     const row = await this.repo.reopen(id);
-    if (!row) throw new ConflictException(`delivery is ${existing.status}; only a dead or retrying one is retried`);
+    if (!row)
+      throw new ConflictException(`delivery is ${existing.status}; only a dead or retrying one is retried`);
     await this.deliveries.enqueue(row.id, `${row.id}-retry-${Date.now()}`);
     return toDeliveryDto(row);
   }

@@ -16,13 +16,20 @@ import { WEBHOOK_EVENTS, type WebhookEventType } from '../webhook-events.js';
 import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookFormat } from '../webhooks.repository.js';
 
 export class CreateWebhookDto {
-  @ApiProperty({ example: 'https://hooks.example.com/recloser', description: 'http(s); private, loopback and link-local targets are refused unless RECLOSER_WEBHOOK_ALLOW_HOSTS names the host' })
+  @ApiProperty({
+    example: 'https://hooks.example.com/recloser',
+    description:
+      'http(s); private, loopback and link-local targets are refused unless RECLOSER_WEBHOOK_ALLOW_HOSTS names the host',
+  })
   @IsFreeText(2048)
   @Length(1, 2048)
   @IsString()
   url: string;
 
-  @ApiProperty({ description: 'signs each delivery (HMAC-SHA256); never returned', example: 'a-long-random-secret' })
+  @ApiProperty({
+    description: 'signs each delivery (HMAC-SHA256); never returned',
+    example: 'a-long-random-secret',
+  })
   @IsFreeText(256)
   @Length(8, 256, { message: 'secret must be 8 to 256 characters' })
   @IsString()
@@ -36,7 +43,11 @@ export class CreateWebhookDto {
   @IsArray({ message: 'events must be an array' })
   events: WebhookEventType[];
 
-  @ApiPropertyOptional({ enum: ['json', 'slack'], default: 'json', description: '`slack`: a Slack-compatible incoming-webhook body' })
+  @ApiPropertyOptional({
+    enum: ['json', 'slack'],
+    default: 'json',
+    description: '`slack`: a Slack-compatible incoming-webhook body',
+  })
   @IsOptional()
   @IsIn(['json', 'slack'], { message: 'format must be json or slack' })
   format?: WebhookFormat;
