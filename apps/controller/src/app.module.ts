@@ -18,6 +18,7 @@ import { RampModule } from './ramp/ramp.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { TransitionsModule } from './transitions/transitions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { TelemetryModule } from './telemetry/telemetry.module.js';
 
 /** The controller. Features add one import line each. */
 @Module({})
@@ -44,6 +45,7 @@ export class AppModule {
         HeartbeatsModule,
         AdminModule,
         WebhooksModule,
+        TelemetryModule,
       ],
     };
   }

@@ -1,5 +1,6 @@
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 
@@ -7,14 +8,21 @@ let sdk: NodeSDK | null = null;
 let exporter: PrometheusExporter | null = null;
 const serializer = new PrometheusSerializer();
 
+/** true when an OTLP endpoint is configured: traces are then exported there */
+export function otlpTracesWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
 /**
- * Starts OpenTelemetry (HTTP and pg instrumentation, a Prometheus reader). Must run before NestJS,
- * Fastify or pg are imported, or the instruments silently record nothing. Idempotent.
+ * Starts OpenTelemetry (HTTP, pg and ioredis instrumentation, a Prometheus reader; traces over OTLP
+ * when OTEL_EXPORTER_OTLP_ENDPOINT is set, with the SDK's standard OTEL_* variables). Must run
+ * before NestJS, Fastify, pg or ioredis are imported, or the instruments silently record nothing.
+ * Idempotent.
  */
 export function startTelemetry(serviceName = 'recloser-controller'): void {
   if (sdk) return;
-  // metrics only: without these the SDK would try to ship traces and logs to an OTLP collector
-  process.env.OTEL_TRACES_EXPORTER ??= 'none';
+  // traces only to a configured collector; logs and OTLP metrics never (/metrics serves those)
+  process.env.OTEL_TRACES_EXPORTER ??= otlpTracesWanted() ? 'otlp' : 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   process.env.OTEL_METRICS_EXPORTER ??= 'none';
   // the app serves /metrics itself, so the exporter's own HTTP server stays off
@@ -25,7 +33,11 @@ export function startTelemetry(serviceName = 'recloser-controller'): void {
     // command line, executable path, owner, PID and host name on /metrics (target_info)
     resourceDetectors: [resources.envDetector],
     metricReaders: [exporter],
-    instrumentations: [new HttpInstrumentation(), new PgInstrumentation()],
+    instrumentations: [
+      new HttpInstrumentation(),
+      new PgInstrumentation(),
+      new IORedisInstrumentation({ requireParentSpan: true }),
+    ],
   });
   sdk.start();
 }
