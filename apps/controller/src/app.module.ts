@@ -19,6 +19,7 @@ import { RedisModule } from './redis/redis.module.js';
 import { TransitionsModule } from './transitions/transitions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { TelemetryModule } from './telemetry/telemetry.module.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
 
 /** The controller. Features add one import line each. */
 @Module({})
@@ -46,6 +47,7 @@ export class AppModule {
         AdminModule,
         WebhooksModule,
         TelemetryModule,
+        DashboardModule,
       ],
     };
   }
