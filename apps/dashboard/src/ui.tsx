@@ -68,7 +68,7 @@ export function ConfirmDialog(props: {
           Reason (recorded in the log)
           <textarea
             name="reason"
-            required
+            aria-required="true"
             maxLength={500}
             value={reason}
             onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)}

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type uPlot from 'uplot';
+import uPlot from 'uplot';
 import { api, ApiError, type BreakerDetail, type InstanceRow, q, type TimelinePoint } from '../api.js';
 import { Chart } from '../chart.js';
 import { useLive, useThrottled } from '../live.js';
@@ -30,6 +30,8 @@ export function Breaker({ id, onError }: { id: string; onError: (e: unknown) => 
   const [livePoints, setLivePoints] = useState<TimelinePoint[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [acting, setActing] = useState<Action | null>(null);
+  /** bumped by each reload, so the instance table reloads with the rest of the page */
+  const [version, setVersion] = useState(0);
 
   const load = async () => {
     try {
@@ -39,6 +41,7 @@ export function Breaker({ id, onError }: { id: string; onError: (e: unknown) => 
       ]);
       setDetail(d);
       setTimeline(t);
+      setVersion((v) => v + 1);
       const now = t.points[t.points.length - 1];
       if (now) setLivePoints((ps) => [...ps, now].slice(-MAX_LIVE_POINTS));
       setError(null);
@@ -103,7 +106,7 @@ export function Breaker({ id, onError }: { id: string; onError: (e: unknown) => 
       )}
 
       <Timeline points={timeline.points} live={livePoints} classes={timeline.classes} />
-      <Instances id={id} />
+      <Instances id={id} version={version} />
       <Transitions transitions={detail.transitions} />
       <PoolEditor poolId={b.pool} dependency={b.dependency} onSaved={load} />
       <QuorumEditor group={b.group} onSaved={load} />
@@ -152,7 +155,8 @@ function Timeline({
     all.map((p) => (p.probe === 'pass' ? (p.latencyP95Ms ?? 0) : null)),
     all.map((p) => (p.probe === 'fail' ? (p.latencyP95Ms ?? 0) : null)),
   ];
-  const stepped = { paths: undefined, spanGaps: true };
+  // a value holds until the next point (a state, a count, a step): drawn as steps, not slopes
+  const stepped = { paths: uPlot.paths.stepped!({ align: 1 }), spanGaps: true };
   return (
     <div class="charts" data-testid="timeline">
       <Chart
@@ -176,7 +180,7 @@ function Timeline({
             label: c,
             stroke: CLASS_COLOURS[i % CLASS_COLOURS.length]!,
             width: 2,
-            spanGaps: true,
+            ...stepped,
           })),
           { label: 'success %', stroke: '#2e7d32', scale: 'pct', spanGaps: true, points: { show: true } },
         ]}
@@ -195,7 +199,7 @@ function Timeline({
   );
 }
 
-function Instances({ id }: { id: string }) {
+function Instances({ id, version }: { id: string; version: number }) {
   const [filter, setFilter] = useState({ state: '', region: '', prefix: '', live: false, isolated: false });
   const [cursors, setCursors] = useState<(string | null)[]>([null]);
   const [page, setPage] = useState<{ instances: InstanceRow[]; next: string | null; total: number } | null>(
@@ -219,7 +223,7 @@ function Instances({ id }: { id: string }) {
       gone = true;
       clearInterval(timer);
     };
-  }, [id, cursor, filter]);
+  }, [id, cursor, filter, version]);
   const set = (patch: Partial<typeof filter>) => {
     setFilter({ ...filter, ...patch });
     setCursors([null]);
