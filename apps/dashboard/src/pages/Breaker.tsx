@@ -218,10 +218,8 @@ function Instances({ id, version }: { id: string; version: number }) {
         (err: Error) => !gone && setError(err.message),
       );
     void load();
-    const timer = setInterval(() => void load(), 3000);
     return () => {
       gone = true;
-      clearInterval(timer);
     };
   }, [id, cursor, filter, version]);
   const set = (patch: Partial<typeof filter>) => {
