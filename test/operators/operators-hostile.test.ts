@@ -1,6 +1,5 @@
 // Hostile input on the operators' endpoints (issue 9's rule holds for issue 12's additions): any body
 // or query gets a 4xx naming the problem, never a 5xx, and a refused subscription makes no row.
-/* eslint-disable @typescript-eslint/no-explicit-any -- fuzzed bodies are JSON of any shape */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
