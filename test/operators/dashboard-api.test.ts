@@ -5,7 +5,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
-import { heartbeat, sleep, verdict } from '../support/fleet.js';
+import { heartbeat, pollUntil, sleep, verdict } from '../support/fleet.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -148,6 +148,14 @@ describe('instances of a breaker with 10,000 instances', () => {
     const timeline = await t.admin('GET', `/v1/admin/breakers/${breakerId}/timeline`);
     expect(timeline.status).toBe(200);
     expect(timeline.body.points.at(-1)).toMatchObject({ state: 'closed', live: 10_001, open: 100 });
+    // the sampler records a breaker with live locally open instances between transitions (it has none)
+    const sampled = await pollUntil(
+      async () => (await t.admin('GET', `/v1/admin/breakers/${breakerId}/timeline`)).body.points,
+      (points: any[]) => points.length >= 2,
+      { attempts: 40, everyMs: 250 },
+    );
+    expect(sampled[0]).toMatchObject({ state: 'closed', live: 10_001, open: 100, threshold: 5001 });
+    expect(sampled[0].at).toBeLessThan(sampled.at(-1).at);
   });
 });
 

@@ -14,6 +14,7 @@ import { DashboardService } from './dashboard.service.js';
 import { LiveEvents } from './live-events.js';
 import { OperatorConfigController } from './operator-config.controller.js';
 import { SessionController } from './session.controller.js';
+import { TimelineSamplerJob } from './timeline-sampler.job.js';
 import type { Redis } from 'ioredis';
 
 /**
@@ -27,6 +28,7 @@ import type { Redis } from 'ioredis';
   providers: [
     DashboardService,
     LiveEvents,
+    TimelineSamplerJob,
     // its own instance of the control layer's watch store (a stateless reader of the same keys)
     RedisWatchStore,
     AdminGuard,

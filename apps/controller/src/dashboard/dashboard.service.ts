@@ -18,6 +18,7 @@ import { REDIS_CLIENT } from '../redis/redis.constants.js';
 import type { Redis } from 'ioredis';
 import type { InstancesQuery } from './dto/dashboard.dto.js';
 import { timelineOf, type TimelinePoint } from './timeline.js';
+import { timelineKey } from './timeline-sampler.job.js';
 
 const TIMELINE_TRANSITIONS = 500;
 /** breakers and pools one extras call covers */
@@ -60,14 +61,22 @@ export class DashboardService {
     ];
     const pool = await this.pools.resolve(entity.dependency, entity.group);
     const log = await this.transitions.list(id, TIMELINE_TRANSITIONS);
-    const points = timelineOf(pool, log, {
-      at: this.clock.now(),
-      state: summary.state,
-      step: summary.step,
-      open: counts.open,
-      live: counts.live,
-      threshold: summary.quorum.threshold,
-    });
+    const samples = (await this.redis.lrange(timelineKey(this.config.redisPrefix, id), 0, -1)).map(
+      (s) => JSON.parse(s) as TimelinePoint,
+    );
+    const points = timelineOf(
+      pool,
+      log,
+      {
+        at: this.clock.now(),
+        state: summary.state,
+        step: summary.step,
+        open: counts.open,
+        live: counts.live,
+        threshold: summary.quorum.threshold,
+      },
+      samples,
+    );
     return { points, steps: pool.ramp.steps, classes: Object.keys(pool.capacity) };
   }
 

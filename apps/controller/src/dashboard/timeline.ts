@@ -35,11 +35,15 @@ export function admittedIn(pool: PoolConfig, state: string, step: number | null)
   return out;
 }
 
-/** The timeline from the transition log (oldest first), ending with the live figures now. */
+/**
+ * The timeline: the transition log's figures and the sampler's points (timeline-sampler.job.ts),
+ * oldest first, ending with the live figures now.
+ */
 export function timelineOf(
   pool: PoolConfig,
   transitions: readonly TimelineTransition[],
   now: { at: number; state: string; step: number | null; open: number; live: number; threshold: number },
+  samples: readonly TimelinePoint[] = [],
 ): TimelinePoint[] {
   const points = [...transitions]
     .sort((a, b) => Date.parse(a.at) - Date.parse(b.at))
@@ -60,6 +64,8 @@ export function timelineOf(
         admitted: admittedIn(pool, t.to, t.step),
       };
     });
+  points.push(...samples.filter((p) => p.at < now.at));
+  points.sort((a, b) => a.at - b.at);
   points.push({
     at: now.at,
     state: now.state,

@@ -26,7 +26,9 @@ export const JobName = {
   RampTick: 'recovery.ramp-tick',
   /** drop expired probe leases of every pool (probes/lease-expiry.handler.ts) */
   ExpireProbeLeases: 'recovery.expire-probe-leases',
-  /** one attempt to deliver one webhook (webhooks/webhook-delivery.handler.ts) */
+  /** a point of the dashboard's timeline for each breaker worth watching (dashboard/timeline-sampler.job.ts) */
+  SampleTimeline: 'dashboard.sample-timeline',
+  /** one attempt to deliver one webhook (webhooks/webhook-deliveries.service.ts) */
   DeliverWebhook: 'webhooks.deliver',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
@@ -37,6 +39,7 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.ArchiveIdle]: QueueName.Breakers,
   [JobName.RampTick]: QueueName.Recovery,
   [JobName.ExpireProbeLeases]: QueueName.Recovery,
+  [JobName.SampleTimeline]: QueueName.Breakers,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
 };
 
