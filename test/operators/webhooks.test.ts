@@ -38,6 +38,8 @@ beforeAll(async () => {
     RECLOSER_WEBHOOK_BACKOFF_MS: '100',
     RECLOSER_WEBHOOK_TIMEOUT_MS: '2000',
     RECLOSER_ISOLATION_AFTER_MS: '600',
+    // a wide quorum.near band: one open instance of five (K = 3) is near
+    RECLOSER_QUORUM_NEAR_FRACTION: '0.5',
   });
   key = (await createFleetKey(t, groups)).key;
   const sub = await t.admin('POST', '/v1/admin/webhooks', {
@@ -289,5 +291,9 @@ describe('a bad node', () => {
     }
     expect(of(receiver, dependency, 'instance.isolated')).toHaveLength(1);
     expect(of(receiver, dependency, 'breaker.opened')).toHaveLength(0);
+    // 1 open of 5 live, threshold 3: within the configured band, announced once
+    const near = of(receiver, dependency, 'quorum.near');
+    expect(near).toHaveLength(1);
+    expect(near[0]!.json.data.quorum).toMatchObject({ open: 1, live: 5, threshold: 3 });
   });
 });

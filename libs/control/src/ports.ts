@@ -34,6 +34,8 @@ export interface ControlSettings {
   isolationAfterMs: number;
   /** breakers a group may have (DEFAULT_MAX_BREAKERS_PER_GROUP when absent): heartbeats may not add more */
   maxBreakersPerGroup?: number;
+  /** quorum.near's band below the threshold, as a fraction of it (core QUORUM_NEAR_FRACTION when absent) */
+  quorumNearFraction?: number;
 }
 
 /** A breaker as the control layer reads it. */

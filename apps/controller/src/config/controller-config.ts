@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_BREAKERS_PER_GROUP } from '@recloser/control';
+import { QUORUM_NEAR_FRACTION } from '@recloser/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { EnvironmentVariables } from './env.dto.js';
@@ -22,6 +23,8 @@ export class ControllerConfig {
   readonly webhookBackoffMs: number;
   /** one attempt's timeout (connect to last byte) */
   readonly webhookTimeoutMs: number;
+  /** quorum.near: how far below the threshold (a fraction of it) a CLOSED breaker's open count warns */
+  readonly quorumNearFraction: number;
   readonly heartbeatIntervalMs: number;
   readonly heartbeatTtlMs: number;
   /** an instance locally open this long while its group stays closed is reported as isolated */
@@ -117,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
     webhookAttempts: parsed.RECLOSER_WEBHOOK_ATTEMPTS ?? 12,
     webhookBackoffMs: parsed.RECLOSER_WEBHOOK_BACKOFF_MS ?? 30_000,
     webhookTimeoutMs: parsed.RECLOSER_WEBHOOK_TIMEOUT_MS ?? 10_000,
+    quorumNearFraction: parsed.RECLOSER_QUORUM_NEAR_FRACTION ?? QUORUM_NEAR_FRACTION,
     heartbeatIntervalMs: intervalMs,
     heartbeatTtlMs: ttlMs,
     isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,

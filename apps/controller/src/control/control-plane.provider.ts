@@ -63,6 +63,7 @@ export const controlPlaneProvider: Provider = {
         heartbeatTtlMs: config.heartbeatTtlMs,
         isolationAfterMs: config.isolationAfterMs,
         maxBreakersPerGroup: config.maxBreakersPerGroup,
+        quorumNearFraction: config.quorumNearFraction,
       },
       { warn: (message) => logger.warn(message) },
     );
