@@ -187,8 +187,25 @@ describe('configuration changes from the dashboard', () => {
       pool: { probe: { concurrency: -1 } },
     });
     expect(badPool.status).toBe(400);
+    // the editor's round trip: the resolved pool of a breaker (defaults) saved back as a pool of its own
+    const hb = await heartbeat(t, key, {
+      instanceId: 'p1',
+      group,
+      breakers: [verdict('dash-edit-dep', 'closed')],
+    });
+    const resolved = await t.admin('GET', `/v1/admin/breakers/${hb.body.breakers[0].breakerId}/pool`);
+    expect(resolved.body).toMatchObject({ id: 'default:dash-edit-dep', configured: false });
+    const { id: _id, configured: _c, v: _v, ...body } = resolved.body;
+    const saved = await t.admin('PUT', '/v1/admin/dashboard/pools/dash-edit-dep', {
+      reason: 'first configuration',
+      pool: { ...body, dependencies: ['dash-edit-dep'], probe: { ...body.probe, concurrency: 4 } },
+    });
+    expect(saved.status, saved.text).toBe(200);
+    const after = await t.admin('GET', `/v1/admin/breakers/${hb.body.breakers[0].breakerId}/pool`);
+    expect(after.body).toMatchObject({ id: 'dash-edit-dep', configured: true, probe: { concurrency: 4 } });
     const log = await t.admin('GET', '/v1/admin/dashboard/operator-log');
     expect(log.body.entries.map((e: any) => [e.kind, e.target, e.reason])).toEqual([
+      ['pool', 'dash-edit-dep', 'first configuration'],
       ['pool', 'dash-pool', 'provider raised our quota'],
       ['quorum', group, 'fleet doubled'],
     ]);

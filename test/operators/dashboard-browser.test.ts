@@ -1,7 +1,7 @@
 // The dashboard in headless Chromium (Debian's chromium, driven by playwright-core) against the real
 // controller in-process: log in, watch a breaker go OPEN while a scenario runs, open its page,
 // force-close it with a reason, see the transition in the log. Screenshots of the overview and of
-// the breaker page are saved under test-results/screenshots/.
+// the breaker page (and of the webhooks page) are saved under test-results/screenshots/.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
 import { heartbeat, sleep, verdict } from '../support/fleet.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app.js';
+import { type Receiver, startReceiver } from './support/receiver.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../test-results/screenshots/', import.meta.url));
@@ -22,6 +23,7 @@ let base: string;
 let key: string;
 let browser: Browser;
 let page: Page;
+let receiver: Receiver;
 /** the scenario's fleet: what each instance reports, until stopped (bounded by MAX_ROUNDS) */
 const fleet = { state: 'closed' as 'open' | 'closed', running: true, rounds: 0 };
 const MAX_ROUNDS = 600;
@@ -33,7 +35,8 @@ beforeAll(async () => {
       `no Chromium at ${CHROMIUM}: apt-get install -y chromium (.ci/run does), or set CHROMIUM_PATH`,
     );
   mkdirSync(SHOTS, { recursive: true });
-  t = await bootTestApp();
+  receiver = await startReceiver();
+  t = await bootTestApp({ RECLOSER_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' });
   base = await t.listen();
   key = (await createFleetKey(t, [group])).key;
   fleetLoop = (async () => {
@@ -60,6 +63,7 @@ afterAll(async () => {
   await fleetLoop;
   await browser?.close();
   await t?.close();
+  await receiver?.close();
 });
 
 describe('the dashboard in a browser', () => {
@@ -69,6 +73,16 @@ describe('the dashboard in a browser', () => {
     await page.click('button[type="submit"]');
     await page.waitForSelector(`tr[data-dependency="${dependency}"][data-state="closed"]`);
     expect(await page.textContent('[data-testid="live-status"]')).toContain('live');
+
+    // subscribe a loopback receiver to the outage's alerts through the webhooks page
+    await page.click('nav a[href="#/webhooks"]');
+    await page.fill('input[name="url"]', receiver.url);
+    await page.fill('input[name="secret"]', 'browser-secret-123');
+    await page.check('input[data-event="breaker.forced"]');
+    await page.click('form.editor button[type="submit"]');
+    await page.waitForSelector(`[data-testid="webhooks"] td:text("${receiver.url}")`);
+    await page.click('nav a[href="#/"]');
+    await page.waitForSelector(`tr[data-dependency="${dependency}"]`);
 
     // the outage: every instance locally open; the overview follows the event seam to OPEN
     fleet.state = 'open';
@@ -107,8 +121,18 @@ describe('the dashboard in a browser', () => {
       ),
     ).toBe(true);
 
+    // the alerts of the outage and of the operator's action, delivered to the receiver
     await page.click('nav a[href="#/webhooks"]');
-    await page.waitForSelector('[data-testid="deliveries"]');
+    await page.waitForSelector(
+      '[data-testid="deliveries"] tr[data-status="delivered"][data-event="breaker.forced"]',
+    );
+    await page.waitForSelector(
+      '[data-testid="deliveries"] tr[data-status="delivered"][data-event="breaker.opened"]',
+    );
+    const types = receiver.accepted().map((r) => JSON.parse(r.body).type as string);
+    expect(types.filter((x) => x === 'breaker.opened')).toHaveLength(1);
+    expect(types.filter((x) => x === 'breaker.forced')).toHaveLength(1);
+    await page.screenshot({ path: join(SHOTS, 'webhooks.png'), fullPage: true });
     await page.click('nav button');
     await page.waitForSelector('input[name="token"]');
     expect((await page.request.get(`${base}/v1/admin/overview`)).status()).toBe(401);

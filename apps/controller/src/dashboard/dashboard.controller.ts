@@ -72,6 +72,14 @@ export class DashboardController {
     return this.dashboard.timeline(id);
   }
 
+  @Get('breakers/:id/pool')
+  @ApiOperation({
+    summary: 'The pool a breaker draws on, as resolved (the defaults when none is configured)',
+  })
+  pool(@Param('id', breakerId) id: string): ReturnType<DashboardService['poolOf']> {
+    return this.dashboard.poolOf(id);
+  }
+
   @Get('breakers/:id/instances')
   @ApiOperation({
     summary:

@@ -1,7 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { ControlPlane, type VerdictRow } from '@recloser/control';
-import { type Clock, DEFAULT_QUORUM, isLive, type ReportedState } from '@recloser/core';
+import {
+  type Clock,
+  DEFAULT_QUORUM,
+  defaultPoolId,
+  isLive,
+  type PoolConfig,
+  type ReportedState,
+} from '@recloser/core';
 import { DataSource } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
 import { BreakersService } from '../breakers/breakers.service.js';
@@ -174,6 +181,13 @@ export class DashboardService {
       if (n > 0) isolated[id] = n;
     });
     return { probesInFlight, isolated };
+  }
+
+  /** The pool a breaker draws on as the control plane resolves it (its defaults when none is configured). */
+  async poolOf(id: string): Promise<PoolConfig & { configured: boolean }> {
+    const entity = await this.state.require(id);
+    const pool = await this.pools.resolve(entity.dependency, entity.group);
+    return { ...pool, configured: pool.id !== defaultPoolId(entity.dependency) };
   }
 
   /** A group's quorum policy as stored (or the default), for the edit form. */

@@ -19,6 +19,8 @@ const MAX_LIVE_POINTS = 2000;
 interface PoolView {
   id: string;
   dependencies: string[];
+  groups?: string[];
+  fallback: unknown;
   probe: { concurrency: number; ratePerSec: number; leaseTtlMs: number; cooldownMs: number };
   capacity: Record<string, { ratePerSec: number; concurrency: number }>;
   ramp: { steps: number[]; dwellMs: number };
@@ -108,7 +110,7 @@ export function Breaker({ id, onError }: { id: string; onError: (e: unknown) => 
       <Timeline points={timeline.points} live={livePoints} classes={timeline.classes} />
       <Instances id={id} version={version} />
       <Transitions transitions={detail.transitions} />
-      <PoolEditor poolId={b.pool} dependency={b.dependency} onSaved={load} />
+      <PoolEditor breakerId={id} dependency={b.dependency} onSaved={load} />
       <QuorumEditor group={b.group} onSaved={load} />
       <ConfigLog targets={[b.pool.startsWith('default:') ? b.dependency : b.pool, b.group]} />
     </section>
@@ -339,15 +341,15 @@ function Transitions({ transitions }: { transitions: BreakerDetail['transitions'
 
 /** A pool's probe budget, ramp steps and capacities (PUT /v1/admin/pools/{id}), with a reason. */
 function PoolEditor({
-  poolId,
+  breakerId,
   dependency,
   onSaved,
 }: {
-  poolId: string;
+  breakerId: string;
   dependency: string;
   onSaved: () => Promise<void>;
 }) {
-  const [pool, setPool] = useState<PoolView | null>(null);
+  const [pool, setPool] = useState<(PoolView & { configured: boolean }) | null>(null);
   const [form, setForm] = useState({
     concurrency: '',
     ratePerSec: '',
@@ -358,33 +360,24 @@ function PoolEditor({
   });
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const configured = !poolId.startsWith('default:');
-  const targetId = configured ? poolId : dependency;
-  useEffect(() => {
-    const fill = (p: PoolView) => {
-      setPool(p);
-      setForm({
-        concurrency: String(p.probe.concurrency),
-        ratePerSec: String(p.probe.ratePerSec),
-        cooldownMs: String(p.probe.cooldownMs),
-        steps: p.ramp.steps.join(', '),
-        dwellMs: String(p.ramp.dwellMs),
-        capacity: JSON.stringify(p.capacity),
-      });
-    };
-    if (configured)
-      api<PoolView>('GET', `/v1/admin/pools/${encodeURIComponent(poolId)}`).then(fill, (e: Error) =>
-        setError(e.message),
-      );
-    else
-      fill({
-        id: dependency,
-        dependencies: [dependency],
-        probe: { concurrency: 2, ratePerSec: 1, leaseTtlMs: 5000, cooldownMs: 30000 },
-        capacity: { standard: { ratePerSec: 500, concurrency: 200 } },
-        ramp: { steps: [0.01, 0.05, 0.1, 0.25, 0.5, 1], dwellMs: 10000 },
-      });
-  }, [poolId]);
+  const load = () =>
+    api<PoolView & { configured: boolean }>('GET', `/v1/admin/breakers/${breakerId}/pool`).then(
+      (p) => {
+        setPool(p);
+        setForm({
+          concurrency: String(p.probe.concurrency),
+          ratePerSec: String(p.probe.ratePerSec),
+          cooldownMs: String(p.probe.cooldownMs),
+          steps: p.ramp.steps.join(', '),
+          dwellMs: String(p.ramp.dwellMs),
+          capacity: JSON.stringify(p.capacity),
+        });
+      },
+      (e: Error) => setError(e.message),
+    );
+  useEffect(() => void load(), [breakerId]);
+  // an unconfigured dependency's defaults become a pool named after it
+  const targetId = pool?.configured ? pool.id : dependency;
   const save = async (reason: string) => {
     if (!pool) return;
     let capacity: unknown;
@@ -396,7 +389,8 @@ function PoolEditor({
     await api('PUT', `/v1/admin/dashboard/pools/${encodeURIComponent(targetId)}`, {
       reason,
       pool: {
-        dependencies: pool.dependencies,
+        dependencies: pool.configured ? pool.dependencies : [dependency],
+        ...(pool.groups ? { groups: pool.groups } : {}),
         probe: {
           ...pool.probe,
           concurrency: Number(form.concurrency),
@@ -409,8 +403,10 @@ function PoolEditor({
           steps: form.steps.split(',').map((s) => Number(s.trim())),
           dwellMs: Number(form.dwellMs),
         },
+        fallback: pool.fallback,
       },
     });
+    await load();
     await onSaved();
   };
   const field = (k: keyof typeof form, label: string) => (
@@ -426,7 +422,7 @@ function PoolEditor({
   return (
     <div class="editor">
       <h3>
-        Pool {targetId} {configured ? '' : '(defaults; saving configures it)'}
+        Pool {targetId} {pool && !pool.configured ? '(defaults; saving configures it)' : ''}
       </h3>
       <ErrorLine error={error} />
       <div class="grid">

@@ -139,6 +139,7 @@ export function Webhooks({ onError }: { onError: (e: unknown) => void }) {
             <label key={ev}>
               <input
                 type="checkbox"
+                data-event={ev}
                 checked={form.events.has(ev)}
                 onChange={(e) => {
                   const events = new Set(form.events);
@@ -175,7 +176,7 @@ export function Webhooks({ onError }: { onError: (e: unknown) => void }) {
         </thead>
         <tbody>
           {deliveries?.deliveries.map((d) => (
-            <tr key={d.id} data-status={d.status}>
+            <tr key={d.id} data-status={d.status} data-event={d.eventType}>
               <td>{ago(d.createdAt)}</td>
               <td>
                 {d.eventType} {d.breakerId ? <a href={`#/breakers/${d.breakerId}`}>breaker</a> : null}
