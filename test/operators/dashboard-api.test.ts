@@ -4,6 +4,7 @@
 // the built page is served with its CSP.
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createControllerApp } from '../../apps/controller/src/app.factory.js';
 import { createFleetKey } from '../support/fleet-key.js';
 import { heartbeat, pollUntil, sleep, verdict } from '../support/fleet.js';
 import { bootTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app.js';
@@ -61,10 +62,14 @@ describe('dashboard session', () => {
 });
 
 describe('live view', () => {
-  it('streams the transition of a breaker that opens, as a server-sent event', async () => {
+  it('streams the transition of a breaker that opens, as a server-sent event, from any replica', async () => {
     const cookie = await login();
     const abort = new AbortController();
-    const res = await fetch(`${base}/v1/admin/events`, { headers: { cookie }, signal: abort.signal });
+    // a second replica that does not relay: its clients get the events the first one relays
+    const other = await createControllerApp({ ...t.env, RECLOSER_OUTBOX_RELAY: 'false' });
+    await other.listen({ port: 0, host: '127.0.0.1' });
+    const otherBase = `http://127.0.0.1:${(other.getHttpAdapter().getInstance().server.address() as { port: number }).port}`;
+    const res = await fetch(`${otherBase}/v1/admin/events`, { headers: { cookie }, signal: abort.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = res.body!.getReader();
@@ -88,6 +93,7 @@ describe('live view', () => {
     }
     abort.abort();
     await reading;
+    await other.close();
     const block = text.split('\n\n').find((b) => b.includes('event: breaker.transition'))!;
     expect(block).toBeDefined();
     const data = JSON.parse(
@@ -119,6 +125,9 @@ describe('instances of a breaker with 10,000 instances', () => {
          FROM generate_series(1, 10000) AS i`,
       [breakerId],
     );
+    await t.db.query(`UPDATE verdicts SET reported_at = now() + interval '1 minute' WHERE breaker_id = $1`, [
+      breakerId,
+    ]);
     const started = Date.now();
     const first = await t.admin(
       'GET',
