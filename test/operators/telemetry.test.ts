@@ -123,5 +123,12 @@ describe('telemetry of a controller process', () => {
     const server = spans.find((s) => s.kind === 2 && s.scope?.includes('http'));
     expect(server).toBeDefined();
     expect(spans.some((s) => s.traceId === server.traceId && s.scope?.includes('pg'))).toBe(true);
+    // named after the matched route, not the URL
+    const heartbeatSpan = spans.find((s) => s.name === 'POST /v1/heartbeats');
+    expect(heartbeatSpan).toBeDefined();
+    expect(heartbeatSpan.attributes).toEqual(
+      expect.arrayContaining([{ key: 'http.route', value: { stringValue: '/v1/heartbeats' } }]),
+    );
+    expect(spans.some((s) => s.traceId === heartbeatSpan.traceId && s.scope?.includes('ioredis'))).toBe(true);
   });
 });
