@@ -61,6 +61,37 @@ describe('dashboard session', () => {
   });
 });
 
+describe('login under guessing', () => {
+  it('refuses logins from an address past its failure budget with 429, even with the right token', async () => {
+    const strict = await createControllerApp({ ...t.env, RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN: '3' });
+    try {
+      const fastify = strict.getHttpAdapter().getInstance();
+      const login = (token: string) =>
+        fastify.inject({
+          method: 'POST',
+          url: '/v1/admin/session',
+          payload: { token },
+          remoteAddress: '10.9.8.7',
+        });
+      for (let i = 0; i < 3; i++) expect((await login(`guess-${i}`)).statusCode).toBe(401);
+      const refused = await login(TEST_ADMIN_TOKEN);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.headers['set-cookie']).toBeUndefined();
+      // another address is not affected
+      const other = await fastify.inject({
+        method: 'POST',
+        url: '/v1/admin/session',
+        payload: { token: TEST_ADMIN_TOKEN },
+        remoteAddress: '10.9.8.6',
+      });
+      expect(other.statusCode).toBe(201);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
 describe('live view', () => {
   it('streams the transition of a breaker that opens, as a server-sent event, from any replica', async () => {
     const cookie = await login();

@@ -4,17 +4,25 @@ import {
   Delete,
   Get,
   HttpCode,
+  HttpException,
+  HttpStatus,
+  Inject,
   Post,
   Req,
   Res,
   UnauthorizedException,
   UseGuards,
 } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { ControllerConfig } from '../config/controller-config.js';
+import { REDIS_CLIENT } from '../redis/redis.constants.js';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdminGuard } from '../auth/admin.guard.js';
 import { AdminSessions, cookieValue, SESSION_COOKIE } from '../auth/admin-sessions.js';
 import { LoginDto } from './dto/dashboard.dto.js';
+
+const LOGIN_WINDOW_MS = 60_000;
 
 /** The dashboard's login: the admin token buys an HttpOnly, SameSite=Strict session cookie; logout ends it. */
 @ApiTags('admin')
@@ -23,6 +31,8 @@ export class SessionController {
   constructor(
     private readonly guard: AdminGuard,
     private readonly sessions: AdminSessions,
+    private readonly config: ControllerConfig,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis,
   ) {}
 
   @Post()
@@ -33,7 +43,27 @@ export class SessionController {
     @Req() req: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<{ authenticated: true }> {
-    if (!this.guard.tokenIsValid(dto.token)) throw new UnauthorizedException('admin token is not valid');
+    // the token travels in the body here, not as a bearer, so the edge's failure budget is kept here:
+    // RECLOSER_RATE_LIMIT_AUTH_FAILURES_PER_MIN failed logins per address per minute, then 429
+    const key = `${this.config.redisPrefix}:login-failures:${req.ip}`;
+    const failures = Number((await this.redis.get(key).catch(() => null)) ?? 0);
+    if (failures >= this.config.rateLimitAuthFailuresPerMin) {
+      const ttl = Math.max(1, await this.redis.pttl(key).catch(() => LOGIN_WINDOW_MS));
+      void reply.header('retry-after', String(Math.ceil(ttl / 1000)));
+      throw new HttpException(
+        { message: 'too many failed logins from this address; retry later', retryAfterMs: ttl },
+        HttpStatus.TOO_MANY_REQUESTS,
+      );
+    }
+    if (!this.guard.tokenIsValid(dto.token)) {
+      await this.redis
+        .multi()
+        .incr(key)
+        .pexpire(key, LOGIN_WINDOW_MS, 'NX')
+        .exec()
+        .catch(() => undefined);
+      throw new UnauthorizedException('admin token is not valid');
+    }
     const id = await this.sessions.create();
     void reply.header('set-cookie', AdminSessions.cookie(id, req.protocol === 'https'));
     return { authenticated: true };
