@@ -7,6 +7,8 @@ export enum QueueName {
   Recovery = 'recovery',
   /** webhook deliveries: retried with backoff, several at once (webhooks/) */
   Webhooks = 'webhooks',
+  /** the dashboard's timeline sampler, apart from the quorum jobs so it never delays them */
+  Dashboard = 'dashboard',
 }
 
 /** Jobs a queue's worker runs at once (1 unless named here). */
@@ -39,7 +41,7 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.ArchiveIdle]: QueueName.Breakers,
   [JobName.RampTick]: QueueName.Recovery,
   [JobName.ExpireProbeLeases]: QueueName.Recovery,
-  [JobName.SampleTimeline]: QueueName.Breakers,
+  [JobName.SampleTimeline]: QueueName.Dashboard,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
 };
 
