@@ -80,4 +80,75 @@ describe('presence rules in SQL equal core (isLive, nextOpenSince)', () => {
       { numRuns: 40 },
     );
   });
+
+  it('a close buffered between two open reports ends the stored open run (open 0, closed 100, open 200 → since 200)', async () => {
+    const id = await newBreaker(999);
+    const hb = { group: 'g', instanceId: 'a', region: 'r' };
+    const at = 1_700_000_000_000;
+    const report = (state: ReportedState, t: number, routine: boolean) =>
+      sql.record(
+        hb,
+        [{ breakerId: id, verdict: { dependency: 'd', state, evidence: emptyEvidence() } }],
+        t,
+        routine,
+      );
+    await report('open', at, false);
+    const closed = report('closed', at + 100, true);
+    await report('open', at + 200, false);
+    await closed;
+    expect((await sql.rows(id, null)).map((r) => r.openSince)).toEqual([at + 200]);
+  });
+
+  it('property: heartbeats coalesced in the write-behind buffer leave the rows single writes would', async () => {
+    let n = 1000;
+    let coalesced = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.record({
+            s: step,
+            flush: fc.oneof(
+              { weight: 1, arbitrary: fc.constant(true) },
+              { weight: 3, arbitrary: fc.constant(false) },
+            ),
+          }),
+          { minLength: 1, maxLength: 16 },
+        ),
+        async (steps) => {
+          n += 1;
+          const id = await newBreaker(n);
+          const memory = new MemoryPresence(TTL, () => true);
+          let now = 1_700_000_000_000;
+          let pending: Promise<void>[] = [];
+          for (const { s, flush } of steps) {
+            now += s.gapMs;
+            const verdict = { dependency: 'd', state: s.state, evidence: emptyEvidence() };
+            const hb = { group: 'g', instanceId: s.instance, region: 'r' };
+            // routine: buffered until a later urgent write (or the end) flushes the batch
+            pending.push(sql.record(hb, [{ breakerId: id, verdict }], now, !flush));
+            await memory.record(hb, [{ breakerId: id, verdict }], now);
+            if (flush) {
+              coalesced += pending.length - 1;
+              await Promise.all(pending);
+              pending = [];
+              const inSql = (await sql.rows(id, null)).map((r) => [r.instanceId, r.openSince, r.lastSeenAt]);
+              const inMemory = (await memory.rows(id, 0)).map((r) => [
+                r.instanceId,
+                r.openSince,
+                r.lastSeenAt,
+              ]);
+              expect(inSql).toEqual(inMemory);
+            }
+          }
+          await Promise.all(pending);
+          const inSql = (await sql.rows(id, null)).map((r) => [r.instanceId, r.openSince, r.lastSeenAt]);
+          const inMemory = (await memory.rows(id, 0)).map((r) => [r.instanceId, r.openSince, r.lastSeenAt]);
+          expect(inSql).toEqual(inMemory);
+        },
+      ),
+      { numRuns: 150, seed: 20261203 },
+    );
+    // batches did hold several reports of one instance, not one write each
+    expect(coalesced).toBeGreaterThan(50);
+  });
 });

@@ -1,3 +1,4 @@
+import { BREAKER_VIEW_MS } from '@recloser/control';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFleetKey } from '../support/fleet-key.js';
 import { heartbeat, pollUntil, verdict } from '../support/fleet.js';
@@ -30,7 +31,9 @@ describe('Postgres going away mid-run (faked by cutting a TCP proxy)', () => {
     expect((await beat()).status).toBe(200);
 
     proxy.cut();
-    const during = await beat();
+    // a locally open verdict is written through before the answer: with Postgres gone, 503
+    const open = () => heartbeat(t, key, { instanceId: 'i0', group, breakers: [verdict('dep', 'open')] });
+    const during = await open();
     expect(during.status).toBe(503);
     expect(during.headers['retry-after']).toBe('1');
     expect(during.body).toMatchObject({
@@ -42,6 +45,9 @@ describe('Postgres going away mid-run (faked by cutting a TCP proxy)', () => {
     expect(ready.status).toBe(503);
     expect(ready.body.postgres.status).toBe('down');
     expect(ready.body.redis.status).toBe('up');
+    // a routine heartbeat is answered from the replica's view only while it is fresh (BREAKER_VIEW_MS)
+    await new Promise((r) => setTimeout(r, BREAKER_VIEW_MS + 50));
+    expect((await beat()).status).toBe(503);
 
     proxy.restore();
     const after = await pollUntil(beat, (r) => r.status === 200, { attempts: 50, everyMs: 100 });

@@ -10,6 +10,8 @@ import { AllExceptionsFilter, frameworkErrorBody } from './common/all-exceptions
 import { registerInputRules } from './common/input-rules.js';
 import { registerJsonBodyParser } from './common/json-body-parser.js';
 import { createValidationPipe } from './common/validation.js';
+import { HeartbeatDto } from './heartbeats/dto/heartbeat.dto.js';
+import { fastHeartbeat } from './heartbeats/dto/heartbeat.fast-check.js';
 import { type ControllerConfig, loadConfig } from './config/controller-config.js';
 import { ensureDatabase } from './database/ensure-database.js';
 import { migrateLocked } from './database/migrate-locked.js';
@@ -63,7 +65,7 @@ export async function createControllerApp(
   registerJsonBodyParser(app.getHttpAdapter().getInstance(), BODY_LIMIT_BYTES);
   registerInputRules(app.getHttpAdapter().getInstance());
   app.useGlobalFilters(new AllExceptionsFilter());
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(createValidationPipe(new Map([[HeartbeatDto, fastHeartbeat]])));
   await registerEdgeLimits(app, config, app.get(REDIS_CLIENT));
   await registerDashboard(app);
 

@@ -1,4 +1,12 @@
-import { emptyEvidence, FakeClock, seededRng, type ReportedState } from '@recloser/core';
+import {
+  defaultPoolBody,
+  designateProbers,
+  emptyEvidence,
+  FakeClock,
+  seededRng,
+  type PoolConfig,
+  type ReportedState,
+} from '@recloser/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ControlPlane } from './ControlPlane.js';
@@ -9,7 +17,7 @@ const GROUP = 'g';
 const DEP = 'dep';
 const ID = `${GROUP}:${DEP}`;
 
-function setup(start = 0, extra: { maxBreakersPerGroup?: number } = {}) {
+function setup(start = 0, extra: { maxBreakersPerGroup?: number; pools?: PoolConfig[] } = {}) {
   const clock = new FakeClock(start);
   const control = createMemoryControlPlane({
     clock,
@@ -134,8 +142,44 @@ describe('ControlPlane: probe leases', () => {
 });
 
 describe('ControlPlane: probe refusals', () => {
+  it('leases a token asked for on the lease endpoint to designated probers only, unless the pool says any live instance', async () => {
+    for (const leases of ['designated', 'live'] as const) {
+      const body = defaultPoolBody([DEP]);
+      const { clock, control } = setup(0, {
+        pools: [{ id: 'p', ...body, probe: { ...body.probe, concurrency: 2, ratePerSec: 10, leases } }],
+      });
+      const fleet = ['a', 'b', 'c', 'd', 'e'];
+      for (const i of fleet) await beat(control.plane, i, 'closed');
+      clock.set(TTL + 1);
+      for (const i of fleet) await beat(control.plane, i, 'open');
+      const cooldownUntil = control.breakers.peek(ID)!.globalState.cooldownUntil!;
+      clock.set(cooldownUntil - 1);
+      for (const i of fleet) await beat(control.plane, i, 'open'); // all live when probing starts
+      clock.set(cooldownUntil);
+      await control.plane.tick();
+      const { epoch } = control.breakers.peek(ID)!.globalState;
+      const candidates = fleet.map((instanceId) => ({ instanceId, live: true, demand: 1 }));
+      const probers = designateProbers(candidates, 2, epoch);
+      const other = fleet.find((i) => !probers.includes(i))!;
+      const ask = (i: string) => control.plane.leaseProbe({ instanceId: i, group: GROUP, dependency: DEP });
+      if (leases === 'designated') {
+        await expect(ask(other)).rejects.toMatchObject({
+          kind: 'conflict',
+          extra: { reason: 'not_designated' },
+        });
+        for (const prober of probers) expect((await ask(prober)).token).toBeTruthy();
+      } else {
+        expect((await ask(other)).token).toBeTruthy();
+      }
+    }
+  });
+
   it('announces a refusal once per breaker, epoch and reason, however often it repeats, and forgets it when probing ends', async () => {
-    const { clock, control } = setup(0);
+    // any live instance may ask here, so the refusals come from the budget
+    const body = defaultPoolBody([DEP]);
+    const { clock, control } = setup(0, {
+      pools: [{ id: 'p', ...body, probe: { ...body.probe, leases: 'live' } }],
+    });
     for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'closed');
     clock.set(TTL + 1);
     for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'open');

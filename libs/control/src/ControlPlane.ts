@@ -14,6 +14,7 @@ import {
   findIsolated,
   fleetDemand,
   instanceDemand,
+  isLocallyOpen,
   onProbeResult,
   onQuorum,
   onTick,
@@ -37,6 +38,7 @@ import {
   type QuorumFiguresWire,
   type QuorumPolicy,
   type RampSample,
+  type ReportedState,
 } from '@recloser/core';
 import { ControlError, isControlError } from './ControlError.js';
 import {
@@ -69,6 +71,16 @@ export const DEFAULT_MAX_BREAKERS_PER_GROUP = 1000;
 export const LIFECYCLE_TICK_MS = 1000;
 /** The live fleet's demand is re-read at most this often per breaker and process (a fraction of a heartbeat). */
 export const LIVE_DEMAND_CACHE_MS = 500;
+
+/**
+ * How long this process's view of a breaker (its state and quorum figures) answers routine
+ * heartbeats without a read. Its own transitions update it at once and other replicas' arrive
+ * through the ChangeFeed; this bounds the staleness should a change announcement be lost.
+ */
+export const BREAKER_VIEW_MS = 1000;
+/** entries of the view and of the last-reported map kept at most (both are rebuilt on demand) */
+const MAX_VIEW_ENTRIES = 100_000;
+const MAX_REPORTED_ENTRIES = 1_000_000;
 /** What a client waits before asking again when the lease store does not answer. */
 export const STORE_DOWN_RETRY_MS = 1000;
 
@@ -107,6 +119,17 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   readonly startedAt: number;
   private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
   private readonly contendingCache = new Map<string, { at: number; count: Promise<number> }>();
+  /** what routine heartbeats are answered from: breaker and figures as last read or committed here */
+  private readonly view = new Map<string, { at: number; evaluated: Evaluated }>();
+  /** (group, dependency) → breaker id, as heartbeats and lookups met them */
+  private readonly breakerIds = new Map<string, string>();
+  /** counts state changes seen here: a read that began before one may not enter the view */
+  private viewGeneration = 0;
+  /** the state this process last stored for (breaker, instance): an unchanged report is routine */
+  private readonly reported = new Map<string, ReportedState>();
+  /** heartbeats that wrote something decisive wait for one evaluation of all their breakers */
+  private nextEvaluation: { ids: Set<string>; done: Promise<Map<string, Evaluated>> } | null = null;
+  private lastEvaluation: Promise<unknown> = Promise.resolve();
   private readonly warn: (message: string) => void;
 
   constructor(
@@ -116,6 +139,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   ) {
     this.startedAt = ports.clock.now();
     this.warn = hooks.warn ?? (() => undefined);
+    ports.changes?.listen((breakerId) => this.forget(breakerId));
   }
 
   // ---- heartbeats ------------------------------------------------------------------------------
@@ -147,12 +171,43 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       now,
       (existing, adding) => this.admitBreakers(group, existing, adding),
     );
-    await presence.record(
-      heartbeat,
-      heartbeat.breakers.map((verdict) => ({ breakerId: ids.get(verdict.dependency)!, verdict })),
-      now,
+    const verdicts = heartbeat.breakers.map((verdict) => ({
+      breakerId: ids.get(verdict.dependency)!,
+      verdict,
+    }));
+    if (this.breakerIds.size >= MAX_VIEW_ENTRIES) this.breakerIds.clear();
+    for (const v of verdicts) this.breakerIds.set(`${group}\u0000${v.verdict.dependency}`, v.breakerId);
+    // routine: every breaker CLOSED in the view, nothing locally open, each state as last stored here.
+    // Such a heartbeat cannot change a decision: it is written behind and answered from the view.
+    // Anything else is written through and evaluated (with the other heartbeats waiting) before the answer.
+    const shown = verdicts.map((v) => this.viewOf(v.breakerId, now));
+    const routine = verdicts.every(
+      (v, i) =>
+        shown[i]?.breaker.globalState.state === 'closed' &&
+        !isLocallyOpen(v.verdict.state) &&
+        this.reported.get(reportKey(v.breakerId, instanceId)) === v.verdict.state,
     );
-    const evaluated = await this.evaluate([...ids.values()], 'heartbeat');
+    const written = presence.record(heartbeat, verdicts, now, routine);
+    let evaluated: Map<string, Evaluated>;
+    if (routine) {
+      written.catch((err: unknown) => {
+        for (const v of verdicts) this.reported.delete(reportKey(v.breakerId, instanceId));
+        this.warn(`heartbeat of ${group}/${instanceId} written behind, lost: ${(err as Error).message}`);
+      });
+      evaluated = new Map(verdicts.map((v, i) => [v.breakerId, shown[i]!]));
+    } else {
+      await written;
+      if (this.reported.size >= MAX_REPORTED_ENTRIES) this.reported.clear();
+      for (const v of verdicts) this.reported.set(reportKey(v.breakerId, instanceId), v.verdict.state);
+      // quorum is judged only while CLOSED: a breaker the view shows recovering needs no count
+      const judged = verdicts.filter((_, i) => !shown[i] || shown[i].breaker.globalState.state === 'closed');
+      evaluated = new Map(
+        judged.length > 0 ? await this.evaluateTogether(judged.map((v) => v.breakerId)) : [],
+      );
+      verdicts.forEach((v, i) => {
+        if (!evaluated.has(v.breakerId)) evaluated.set(v.breakerId, shown[i]!);
+      });
+    }
 
     const plans: BreakerPlan[] = [];
     for (const verdict of heartbeat.breakers) {
@@ -206,10 +261,71 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   async evaluate(breakerIds: readonly string[], trigger: EvaluationTrigger): Promise<Map<string, Evaluated>> {
     const now = this.ports.clock.now();
     const out = new Map<string, Evaluated>();
+    const generation = this.viewGeneration;
     for (const { breaker, counts } of await this.ports.breakers.withCounts(breakerIds, now)) {
-      out.set(breaker.id, await this.evaluateOne(breaker, counts, now, trigger));
+      const evaluated = await this.evaluateOne(breaker, counts, now, trigger);
+      out.set(breaker.id, evaluated);
+      if (generation === this.viewGeneration) this.remember(evaluated, now);
     }
     return out;
+  }
+
+  /**
+   * One evaluation for every heartbeat that asks while the previous one runs: the first asker opens
+   * a batch, which starts when the running evaluation ends; later askers add their breakers to it
+   * until it starts. Each asker's writes are durable before it asks, so the batch reads them.
+   */
+  private evaluateTogether(breakerIds: readonly string[]): Promise<Map<string, Evaluated>> {
+    let batch = this.nextEvaluation;
+    if (!batch) {
+      const ids = new Set<string>();
+      const done = this.lastEvaluation.then(() => {
+        if (this.nextEvaluation?.ids === ids) this.nextEvaluation = null;
+        return this.evaluate([...ids], 'heartbeat');
+      });
+      batch = { ids, done };
+      this.nextEvaluation = batch;
+      this.lastEvaluation = done.catch(() => undefined);
+    }
+    for (const id of breakerIds) batch.ids.add(id);
+    return batch.done;
+  }
+
+  /**
+   * The whole-group breaker of (group, dependency): from the view while it is fresh (ids never
+   * change), else read (and, when it is recovering, kept in the view: its shown figures are stored).
+   */
+  private async findBreaker(group: string, dependency: string): Promise<BreakerRecord | null> {
+    const key = `${group}\u0000${dependency}`;
+    const now = this.ports.clock.now();
+    const id = this.breakerIds.get(key);
+    const seen = id ? this.viewOf(id, now) : undefined;
+    if (seen) return seen.breaker;
+    const generation = this.viewGeneration;
+    const found = await this.ports.breakers.find(group, dependency);
+    if (!found) return null;
+    if (this.breakerIds.size >= MAX_VIEW_ENTRIES) this.breakerIds.clear();
+    this.breakerIds.set(key, found.id);
+    if (found.globalState.state !== 'closed' && generation === this.viewGeneration)
+      this.remember({ breaker: found, quorum: found.quorum }, now);
+    return found;
+  }
+
+  /** The view's entry for a breaker while it is fresh. */
+  private viewOf(breakerId: string, now: number): Evaluated | undefined {
+    const hit = this.view.get(breakerId);
+    const maxAge = this.settings.breakerViewMs ?? BREAKER_VIEW_MS;
+    return hit && now - hit.at < maxAge && now >= hit.at ? hit.evaluated : undefined;
+  }
+
+  private remember(evaluated: Evaluated, now: number): void {
+    if (this.view.size >= MAX_VIEW_ENTRIES) this.view.clear();
+    this.view.set(evaluated.breaker.id, { at: now, evaluated });
+  }
+
+  private forget(breakerId: string): void {
+    this.viewGeneration += 1;
+    this.view.delete(breakerId);
   }
 
   /** The periodic evaluation: every CLOSED breaker with live trouble. Returns how many are not CLOSED after it. */
@@ -341,7 +457,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
    */
   async leaseProbe(req: { instanceId: string; group: string; dependency: string }): Promise<ProbeGrant> {
     const { dependency } = req;
-    let breaker = await this.ports.breakers.find(req.group, dependency);
+    let breaker = await this.findBreaker(req.group, dependency);
     if (!breaker) {
       throw new ControlError(
         'not_found',
@@ -384,6 +500,17 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       );
     }
     const pool = await this.ports.pools.resolve(dependency, req.group);
+    if (pool.probe.leases === 'designated') {
+      const now = this.ports.clock.now();
+      // asking for a token is wanting a call: the requester counts even with no demand reported
+      if (!(await this.designated(breaker, pool, req.instanceId, 1, now))) {
+        throw new ControlError(
+          'conflict',
+          `instanceId "${req.instanceId}" is not a designated prober of dependency "${dependency}" in epoch ${g.epoch}: the pool leases probe tokens to designated instances only (its heartbeat plan carries the token when it is one)`,
+          { extra: { reason: 'not_designated' } },
+        );
+      }
+    }
     const got = await this.leaseStore(async () =>
       this.ports.leases.grant({
         pool: pool.id,
@@ -587,15 +714,13 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     now: number,
   ): Promise<ProbeGrant | null> {
     const { epoch } = breaker.globalState;
-    const live = withCurrent(await this.liveDemand(breaker.id, now), instanceId, verdict);
-    const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
-    const candidates = live.map((l) => ({
-      instanceId: l.instanceId,
-      live: true,
-      demand: instanceDemand(l.demand),
-      excluded: excluded.has(l.instanceId),
-    }));
-    const designated = designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
+    const designated = await this.designated(
+      breaker,
+      pool,
+      instanceId,
+      instanceDemand(positiveDemand(verdict.demand)),
+      now,
+    );
     const request = {
       pool: pool.id,
       budget: pool.probe,
@@ -612,6 +737,27 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     return got.kind === 'granted' || got.kind === 'held'
       ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }
       : null;
+  }
+
+  /**
+   * Whether core designateProbers picks `instanceId` in this epoch, over the live fleet's demand
+   * with the instance's own (`ownDemand`, as it reports it now) in place of what was read.
+   */
+  private async designated(
+    breaker: BreakerRecord,
+    pool: PoolConfig,
+    instanceId: string,
+    ownDemand: number,
+    now: number,
+  ): Promise<boolean> {
+    const { epoch } = breaker.globalState;
+    const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
+    const candidates = (await this.liveDemand(breaker.id, now))
+      .filter((l) => l.instanceId !== instanceId)
+      .map((l) => ({ instanceId: l.instanceId, demand: instanceDemand(l.demand) }))
+      .concat({ instanceId, demand: ownDemand })
+      .map((c) => ({ ...c, live: true, excluded: excluded.has(c.instanceId) }));
+    return designateProbers(candidates, pool.probe.concurrency, epoch).includes(instanceId);
   }
 
   private async allowanceFor(
@@ -676,11 +822,15 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   // ---- internals -------------------------------------------------------------------------------
 
   /** Every state change goes through here: the store commits it with its transition events. */
-  private transition(
+  private async transition(
     breakerId: string,
     decide: (state: GlobalBreakerState, scope: TransitionScope) => Promise<BreakerDecision | null>,
   ): Promise<C> {
-    return this.ports.breakers.transition(breakerId, decide, transitionEvents);
+    const committed = await this.ports.breakers.transition(breakerId, decide, transitionEvents);
+    // the next heartbeat reads the breaker again, here and (told through the feed) on other replicas
+    this.forget(breakerId);
+    if (committed.transitions.length > 0) this.ports.changes?.announce(breakerId);
+    return committed;
   }
 
   private async announceGrant(breaker: BreakerRecord, instanceId: string, fencing: number): Promise<void> {
@@ -744,6 +894,10 @@ function staleToken(): ControlError {
 }
 
 /** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
+function reportKey(breakerId: string, instanceId: string): string {
+  return `${breakerId}\u0000${instanceId}`;
+}
+
 function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
   const own: LiveDemand = { instanceId, demand: positiveDemand(verdict.demand) };
   return [...live.filter((l) => l.instanceId !== instanceId), own];

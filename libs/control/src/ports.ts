@@ -36,6 +36,8 @@ export interface ControlSettings {
   maxBreakersPerGroup?: number;
   /** quorum.near's band below the threshold, as a fraction of it (core QUORUM_NEAR_FRACTION when absent) */
   quorumNearFraction?: number;
+  /** routine heartbeats are answered from the view of a breaker this long at most (BREAKER_VIEW_MS when absent) */
+  breakerViewMs?: number;
 }
 
 /** A breaker as the control layer reads it. */
@@ -85,12 +87,17 @@ export interface PresenceReader {
 export interface PresenceStore extends PresenceReader {
   /**
    * One heartbeat's writes, atomically: the instance's presence and its verdict on each breaker.
-   * `openSince` follows core `nextOpenSince` (kept while the instance stays open and live).
+   * `openSince` follows core `nextOpenSince` (kept while the instance stays open and live); a row's
+   * time never moves backwards. Resolves once the writes are durable. `routine` says the heartbeat
+   * repeats what this replica last stored for the instance on a CLOSED breaker, nothing locally
+   * open: a store may then coalesce it with others and write it a little later (the caller does not
+   * wait for it); anything else is written before the promise resolves.
    */
   record(
     heartbeat: { group: string; instanceId: string; region: string },
     verdicts: readonly { breakerId: string; verdict: BreakerVerdict }[],
     now: number,
+    routine?: boolean,
   ): Promise<void>;
   /** whether this instance has a live verdict on this breaker */
   isLive(breakerId: string, instanceId: string, now: number): Promise<boolean>;
@@ -298,6 +305,16 @@ export interface EventSink {
   publish(events: readonly ControlEventDraft[]): Promise<void>;
 }
 
+/**
+ * Tells the other replicas that a breaker's state changed, so their views read it again (the
+ * controller: Redis pub/sub). Absent with one process (the simulator): its own view is kept current.
+ */
+export interface ChangeFeed {
+  announce(breakerId: string): void;
+  /** `listener` hears every breaker another replica announces */
+  listen(listener: (breakerId: string) => void): void;
+}
+
 export interface ControlPorts<C extends CommittedTransition = CommittedTransition> {
   presence: PresenceStore;
   breakers: BreakerStore<C>;
@@ -310,4 +327,5 @@ export interface ControlPorts<C extends CommittedTransition = CommittedTransitio
   events: EventSink;
   clock: Clock;
   rng: Rng;
+  changes?: ChangeFeed;
 }

@@ -1,9 +1,12 @@
 import type { Evidence, ReportedState, TrafficClass } from '@recloser/core';
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 
-/** An instance's latest local verdict on one breaker (one row per breaker × instance, upserted). */
+/**
+ * An instance's latest local verdict on one breaker (one row per breaker × instance, upserted).
+ * No index on reported_at: every heartbeat rewrites it, and the update stays HOT (migration HotPresence).
+ */
 @Entity({ name: 'verdicts' })
-@Index('IDX_verdicts_breaker_reported_at', ['breakerId', 'reportedAt'])
+@Index('IDX_verdicts_locally_open', ['breakerId'], { where: `state IN ('open', 'half_open')` })
 export class VerdictEntity {
   @PrimaryColumn({ name: 'breaker_id', type: 'uuid' })
   breakerId: string;

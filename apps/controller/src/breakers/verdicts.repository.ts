@@ -1,7 +1,7 @@
 // Heartbeat rows on Postgres: the control layer's PresenceStore. Liveness (core isLive: reported
 // within the TTL) and openSince (core nextOpenSince) are restated in SQL here so one statement does a
 // heartbeat's writes; test/control/presence-sql-equivalence.test.ts pins both to core.
-import { Injectable } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { LiveCounts, LiveDemand, PresenceReader, PresenceStore, VerdictRow } from '@recloser/control';
 import {
@@ -14,74 +14,150 @@ import {
 import { DataSource, EntityManager, MoreThan } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
 import { BreakerEntity } from './breaker.entity.js';
+import { PresenceBatch, FLUSH_CHUNK_ROWS, WRITE_BEHIND_MS } from './presence-buffer.js';
 import { VerdictEntity } from './verdict.entity.js';
 
 /** The reported states core counts as locally open, for SQL filters. */
 const LOCALLY_OPEN_STATES = REPORTED_STATES.filter(isLocallyOpen);
+/**
+ * The same as a literal predicate, so the planner can use the partial index IDX_verdicts_locally_open
+ * (whose predicate, in migration HotPresence, a test pins to this one).
+ */
+export const LOCALLY_OPEN_PREDICATE = `state IN (${LOCALLY_OPEN_STATES.map((s) => `'${s}'`).join(', ')})`;
 
 @Injectable()
-export class VerdictsRepository implements PresenceStore {
+export class VerdictsRepository implements PresenceStore, BeforeApplicationShutdown {
+  private pending: PresenceBatch;
+  private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly config: ControllerConfig,
-  ) {}
+  ) {
+    this.pending = new PresenceBatch(config.heartbeatTtlMs);
+  }
 
   /**
-   * One heartbeat's writes in one statement (one round trip): the instance's presence row and its
-   * verdict on each breaker. open_since is the controller's own first-seen time of the current
-   * locally-open run: kept while the instance stays open and live, reset when it closes or went silent.
+   * One heartbeat's writes: the instance's presence row and its verdict on each breaker, through the
+   * replica's write-behind buffer (presence-buffer.ts). A routine heartbeat joins the batch written
+   * within WRITE_BEHIND_MS; any other starts a write at once. Resolves when the batch is written.
    */
-  async record(
+  record(
     heartbeat: { group: string; instanceId: string; region: string },
     verdicts: readonly { breakerId: string; verdict: BreakerVerdict }[],
     now: number,
+    routine = false,
   ): Promise<void> {
-    await this.db.query(
-      `WITH presence AS (
-         INSERT INTO instances (group_name, instance_id, region, first_seen_at, last_seen_at)
-         VALUES ($1, $2, $3, $4, $4)
-         ON CONFLICT (group_name, instance_id)
-         DO UPDATE SET region = EXCLUDED.region, last_seen_at = EXCLUDED.last_seen_at
-       ),
-       -- heard of again: archived breakers (CLOSED when archived, and kept so) and their group are
-       -- listed again; a primary-key probe each, a write only when one was archived
-       unarchived AS (
-         UPDATE breakers SET archived_at = NULL WHERE id = ANY($5::uuid[]) AND archived_at IS NOT NULL
-       ),
-       unarchived_group AS (
-         UPDATE fleet_groups SET archived_at = NULL WHERE group_name = $1 AND archived_at IS NOT NULL
-       )
-       INSERT INTO verdicts AS v
-         (breaker_id, instance_id, region, state, open_since, reported_since, evidence, demand, reported_at)
-       SELECT u.breaker_id, $2, $3, u.state, CASE WHEN u.locally_open THEN $4::timestamptz END,
-              u.reported_since, u.evidence::jsonb, u.demand::jsonb, $4
-       FROM unnest($5::uuid[], $6::text[], $7::boolean[], $8::text[], $9::text[], $10::text[])
-         AS u (breaker_id, state, locally_open, reported_since, evidence, demand)
-       ON CONFLICT (breaker_id, instance_id) DO UPDATE SET
-         region = EXCLUDED.region,
-         state = EXCLUDED.state,
-         open_since = CASE
-           WHEN EXCLUDED.open_since IS NULL THEN NULL
-           WHEN v.open_since IS NOT NULL AND v.reported_at > $11::timestamptz THEN v.open_since
-           ELSE EXCLUDED.open_since END,
-         reported_since = EXCLUDED.reported_since,
-         evidence = EXCLUDED.evidence,
-         demand = EXCLUDED.demand,
-         reported_at = EXCLUDED.reported_at`,
-      [
-        heartbeat.group,
-        heartbeat.instanceId,
-        heartbeat.region,
-        new Date(now),
-        verdicts.map((v) => v.breakerId),
-        verdicts.map((v) => v.verdict.state),
-        verdicts.map((v) => isLocallyOpen(v.verdict.state)),
-        verdicts.map((v) => v.verdict.since ?? null),
-        verdicts.map((v) => JSON.stringify(v.verdict.evidence)),
-        verdicts.map((v) => (v.verdict.demand ? JSON.stringify(v.verdict.demand) : null)),
-        new Date(now - this.config.heartbeatTtlMs),
-      ],
+    if (this.closed) return Promise.reject(new Error('presence store is shut down'));
+    const batch = this.pending;
+    batch.add(heartbeat, verdicts, now);
+    if (!routine) batch.urgent = true;
+    this.schedule();
+    return batch.written;
+  }
+
+  /** Writes whatever is buffered (on shutdown: before the connection pool closes). */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flushing;
+    if (this.pending.size > 0) await this.flush();
+  }
+
+  private schedule(): void {
+    if (this.flushing) return; // the running flush starts the next when it ends
+    if (this.pending.urgent) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
+      void this.flush();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.flush();
+      }, WRITE_BEHIND_MS);
+    }
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.pending;
+    this.pending = new PresenceBatch(this.config.heartbeatTtlMs);
+    const run = this.write(batch).then(
+      () => batch.resolve(),
+      (err: unknown) => batch.reject(err),
     );
+    this.flushing = run;
+    await run;
+    this.flushing = null;
+    if (this.pending.size > 0) this.schedule();
+  }
+
+  /**
+   * A batch in chunks of FLUSH_CHUNK_ROWS rows, each one statement, rows sorted by key so two
+   * replicas lock rows in one order. open_since follows core nextOpenSince (the buffer's openAt
+   * and inherit, see coalesce); a row's time never moves backwards (another replica may have
+   * written a newer report); archived breakers and groups heard of again are listed again.
+   */
+  private async write(batch: PresenceBatch): Promise<void> {
+    const presence = [...batch.presence.values()].sort(
+      (a, b) => compare(a.group, b.group) || compare(a.instanceId, b.instanceId),
+    );
+    const verdicts = [...batch.verdicts.values()].sort(
+      (a, b) => compare(a.breakerId, b.breakerId) || compare(a.instanceId, b.instanceId),
+    );
+    const chunks = Math.max(
+      Math.ceil(presence.length / FLUSH_CHUNK_ROWS),
+      Math.ceil(verdicts.length / FLUSH_CHUNK_ROWS),
+    );
+    for (let c = 0; c < chunks; c++) {
+      const p = presence.slice(c * FLUSH_CHUNK_ROWS, (c + 1) * FLUSH_CHUNK_ROWS);
+      const v = verdicts.slice(c * FLUSH_CHUNK_ROWS, (c + 1) * FLUSH_CHUNK_ROWS);
+      await this.db.query(
+        `WITH presence AS (
+           INSERT INTO instances AS i (group_name, instance_id, region, first_seen_at, last_seen_at)
+           SELECT p.group_name, p.instance_id, p.region, p.at, p.at
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS p (group_name, instance_id, region, at)
+           ON CONFLICT (group_name, instance_id)
+           DO UPDATE SET region = EXCLUDED.region, last_seen_at = EXCLUDED.last_seen_at
+           WHERE i.last_seen_at <= EXCLUDED.last_seen_at
+         ),
+         -- heard of again: archived breakers (CLOSED when archived, and kept so) and their groups are
+         -- listed again; a primary-key probe each, a write only when one was archived
+         unarchived AS (
+           UPDATE breakers SET archived_at = NULL WHERE id = ANY($5::uuid[]) AND archived_at IS NOT NULL
+         ),
+         unarchived_group AS (
+           UPDATE fleet_groups SET archived_at = NULL WHERE group_name = ANY($1::text[]) AND archived_at IS NOT NULL
+         ),
+         rows AS (
+           SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[],
+                                $10::boolean[], $11::text[], $12::text[], $13::text[], $14::timestamptz[])
+             AS u (breaker_id, instance_id, region, state, open_at, inherit, reported_since, evidence, demand, at)
+         ),
+         -- rows whose open run started in this batch after a close or a lapse: the stored run ends
+         fresh AS (${upsertVerdicts(false)})
+         ${upsertVerdicts(true)}`,
+        [
+          p.map((r) => r.group),
+          p.map((r) => r.instanceId),
+          p.map((r) => r.region),
+          p.map((r) => new Date(r.at)),
+          v.map((r) => r.breakerId),
+          v.map((r) => r.instanceId),
+          v.map((r) => r.region),
+          v.map((r) => r.verdict.state),
+          v.map((r) => (r.openAt === null ? null : new Date(r.openAt))),
+          v.map((r) => r.inherit),
+          v.map((r) => r.verdict.since ?? null),
+          v.map((r) => JSON.stringify(r.verdict.evidence)),
+          v.map((r) => (r.verdict.demand ? JSON.stringify(r.verdict.demand) : null)),
+          v.map((r) => new Date(r.at)),
+          this.config.heartbeatTtlMs,
+        ],
+      );
+    }
   }
 
   /**
@@ -169,11 +245,40 @@ export class VerdictsRepository implements PresenceStore {
   private async breakersWithLiveTrouble(since: number): Promise<string[]> {
     const rows: { breaker_id: string }[] = await this.db.query(
       `SELECT DISTINCT v.breaker_id FROM verdicts v JOIN breakers b ON b.id = v.breaker_id
-       WHERE b.state = 'closed' AND v.reported_at > $1 AND v.state = ANY($2)`,
-      [new Date(since), LOCALLY_OPEN_STATES],
+       WHERE b.state = 'closed' AND v.reported_at > $1 AND v.${LOCALLY_OPEN_PREDICATE}`,
+      [new Date(since)],
     );
     return rows.map((r) => r.breaker_id);
   }
+}
+
+/**
+ * The verdict upsert of a flush, for the rows with `inherit` as given: an inheriting row keeps the
+ * stored row's open_since while that row is open and was live when the buffered run began (core
+ * nextOpenSince); a row never overwrites a newer report.
+ */
+function upsertVerdicts(inherit: boolean): string {
+  const keep = inherit
+    ? `WHEN v.open_since IS NOT NULL AND v.reported_at > EXCLUDED.open_since - $15 * interval '1 millisecond'
+       THEN v.open_since`
+    : '';
+  return `INSERT INTO verdicts AS v
+      (breaker_id, instance_id, region, state, open_since, reported_since, evidence, demand, reported_at)
+    SELECT breaker_id, instance_id, region, state, open_at, reported_since, evidence::jsonb, demand::jsonb, at
+    FROM rows WHERE ${inherit ? '' : 'NOT '}inherit
+    ON CONFLICT (breaker_id, instance_id) DO UPDATE SET
+      region = EXCLUDED.region,
+      state = EXCLUDED.state,
+      open_since = CASE WHEN EXCLUDED.open_since IS NULL THEN NULL ${keep} ELSE EXCLUDED.open_since END,
+      reported_since = EXCLUDED.reported_since,
+      evidence = EXCLUDED.evidence,
+      demand = EXCLUDED.demand,
+      reported_at = EXCLUDED.reported_at
+    WHERE v.reported_at <= EXCLUDED.reported_at`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function toRow(v: VerdictEntity): VerdictRow {

@@ -12,6 +12,7 @@ import { PoolsService } from '../pools/pools.service.js';
 import { ProbeLeaseStore } from '../probes/probe-lease.store.js';
 import { AllowanceDivisionCache } from '../ramp/allowance-division.cache.js';
 import { RampEvidenceStore } from '../ramp/ramp-evidence.store.js';
+import { RedisChangeFeed } from './change-feed.js';
 import { CONTROL_CLOCK } from './clock.js';
 import { RedisWatchStore } from './watch.store.js';
 
@@ -27,6 +28,7 @@ export const controlPlaneProvider: Provider = {
     AllowanceDivisionCache,
     RedisWatchStore,
     OutboxService,
+    RedisChangeFeed,
     CONTROL_CLOCK,
     ControllerConfig,
   ],
@@ -40,6 +42,7 @@ export const controlPlaneProvider: Provider = {
     divisions: AllowanceDivisionCache,
     watches: RedisWatchStore,
     events: OutboxService,
+    changes: RedisChangeFeed,
     clock: Clock,
     config: ControllerConfig,
   ) => {
@@ -55,6 +58,7 @@ export const controlPlaneProvider: Provider = {
         divisions,
         watches,
         events,
+        changes,
         clock,
         rng: mathRng,
       },
@@ -64,6 +68,7 @@ export const controlPlaneProvider: Provider = {
         isolationAfterMs: config.isolationAfterMs,
         maxBreakersPerGroup: config.maxBreakersPerGroup,
         quorumNearFraction: config.quorumNearFraction,
+        breakerViewMs: config.breakerViewMs,
       },
       { warn: (message) => logger.warn(message) },
     );

@@ -1,8 +1,7 @@
-import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-/** An instance's heartbeat row: presence, whatever it reports. */
+/** An instance's heartbeat row: presence, whatever it reports. No index on last_seen_at (HOT updates). */
 @Entity({ name: 'instances' })
-@Index('IDX_instances_group_last_seen', ['group', 'lastSeenAt'])
 export class InstanceEntity {
   @PrimaryColumn({ name: 'group_name', type: 'text' })
   group: string;

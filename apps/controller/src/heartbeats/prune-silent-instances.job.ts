@@ -9,6 +9,8 @@ import { JobName } from '../queues/queue.constants.js';
 import { QueueService } from '../queues/queue.service.js';
 
 const PRUNE_EVERY_MS = 60_000;
+const PRUNE_BATCH = 5000;
+const PRUNE_BATCHES = 20;
 /** silent instances stay visible to operators this long (at least an hour, or 10 TTLs) */
 export const silentRetentionMs = (heartbeatTtlMs: number): number => Math.max(3_600_000, 10 * heartbeatTtlMs);
 
@@ -32,8 +34,27 @@ export class PruneSilentInstancesJob implements JobHandlerInstance, OnApplicatio
 
   async handle(): Promise<{ verdicts: number; instances: number }> {
     const before = new Date(this.clock.now() - silentRetentionMs(this.config.heartbeatTtlMs));
-    const [, verdicts] = await this.db.query('DELETE FROM verdicts WHERE reported_at < $1', [before]);
-    const [, instances] = await this.db.query('DELETE FROM instances WHERE last_seen_at < $1', [before]);
-    return { verdicts: Number(verdicts ?? 0), instances: Number(instances ?? 0) };
+    return {
+      verdicts: await this.prune('verdicts', 'reported_at', before),
+      instances: await this.prune('instances', 'last_seen_at', before),
+    };
+  }
+
+  /**
+   * Deletes in batches of PRUNE_BATCH rows, at most PRUNE_BATCHES per run, so a fleet that churned
+   * by the hundred thousand never holds locks (or the heartbeats' buffer) for long; the rest goes
+   * on the next run.
+   */
+  private async prune(table: 'verdicts' | 'instances', column: string, before: Date): Promise<number> {
+    let total = 0;
+    for (let i = 0; i < PRUNE_BATCHES; i++) {
+      const [, n] = (await this.db.query(
+        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT ${PRUNE_BATCH})`,
+        [before],
+      )) as [unknown, number];
+      total += Number(n ?? 0);
+      if (Number(n ?? 0) < PRUNE_BATCH) break;
+    }
+    return total;
   }
 }

@@ -14,6 +14,13 @@ const ROWS_PER_INSERT = 1000;
  */
 @Injectable()
 export class OutboxService implements EventSink {
+  private readonly waiting: {
+    drafts: readonly ControlEventDraft[];
+    resolve: () => void;
+    reject: (err: unknown) => void;
+  }[] = [];
+  private writing: Promise<void> | null = null;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly relay: OutboxRelay,
@@ -38,11 +45,37 @@ export class OutboxService implements EventSink {
     }
   }
 
-  /** EventSink: its own transaction, then a kick. */
-  async publish(drafts: readonly ControlEventDraft[]): Promise<void> {
-    if (drafts.length === 0) return;
-    await this.db.transaction((manager) => this.append(manager, drafts));
-    this.kick();
+  /**
+   * EventSink: its own transaction, then a kick. Calls that arrive while one is being written go
+   * together in the next transaction (a group commit: a busy lease endpoint announces its grants
+   * in a few transactions, not one each); each call resolves once its drafts are committed, and
+   * drafts keep the order of the calls.
+   */
+  publish(drafts: readonly ControlEventDraft[]): Promise<void> {
+    if (drafts.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      this.waiting.push({ drafts, resolve, reject });
+      this.writing ??= this.writeWaiting();
+    });
+  }
+
+  private async writeWaiting(): Promise<void> {
+    while (this.waiting.length > 0) {
+      const batch = this.waiting.splice(0);
+      try {
+        await this.db.transaction((manager) =>
+          this.append(
+            manager,
+            batch.flatMap((c) => c.drafts),
+          ),
+        );
+        this.kick();
+        for (const c of batch) c.resolve();
+      } catch (err) {
+        for (const c of batch) c.reject(err);
+      }
+    }
+    this.writing = null;
   }
 
   /** Wakes the relay now rather than at its next poll (after a commit that appended events). */

@@ -11,6 +11,8 @@ import { ControllerConfig } from '../config/controller-config.js';
 import { LuaScript } from '../probes/lua-script.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 
+/** sealed divisions kept in memory (a few periods of a few hundred ramping breakers) */
+const MAX_SEALED_KEPT = 1000;
 // instance fields carry a prefix so no instance id can collide with the marker
 const SEALED = 'sealed';
 const field = (instanceId: string) => `i:${instanceId}`;
@@ -31,6 +33,11 @@ export class AllowanceDivisionCache implements DivisionStore {
   private readonly prefix: string;
   // concurrent first heartbeats on this replica share one division instead of each dividing
   private readonly storing = new Map<string, Promise<void>>();
+  /**
+   * Sealed divisions as read back from Redis, by key: a sealed division never changes, so once this
+   * replica has one, the period's other heartbeats are answered without a round trip.
+   */
+  private readonly sealed = new Map<string, Promise<Map<string, string>>>();
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
@@ -56,8 +63,13 @@ export class AllowanceDivisionCache implements DivisionStore {
     divide: () => Promise<Division>,
   ): Promise<Allowance> {
     const key = this.key(k);
+    const known = this.sealed.get(key);
+    if (known) return parse((await known).get(field(instanceId)) ?? null);
     const [sealed, own] = await this.redis.hmget(key, SEALED, field(instanceId));
-    if (sealed !== null) return parse(own);
+    if (sealed !== null) {
+      this.remember(key);
+      return parse(own);
+    }
     let storing = this.storing.get(key);
     if (!storing) {
       storing = this.store(key, periodMs, divide).finally(() => this.storing.delete(key));
@@ -65,7 +77,20 @@ export class AllowanceDivisionCache implements DivisionStore {
     }
     await storing;
     // read back, not our own result: another replica may have stored its division first
-    return parse(await this.redis.hget(key, field(instanceId)));
+    return parse((await this.remember(key)).get(field(instanceId)) ?? null);
+  }
+
+  /** Reads the sealed division whole, once, and keeps it for the rest of its period. */
+  private remember(key: string): Promise<Map<string, string>> {
+    let known = this.sealed.get(key);
+    if (!known) {
+      // keys name their period: the newest few are all that is ever asked for again
+      if (this.sealed.size >= MAX_SEALED_KEPT) this.sealed.delete(this.sealed.keys().next().value!);
+      known = this.redis.hgetall(key).then((all) => new Map(Object.entries(all)));
+      known.catch(() => this.sealed.delete(key));
+      this.sealed.set(key, known);
+    }
+    return known;
   }
 
   private async store(key: string, periodMs: number, divide: () => Promise<Division>): Promise<void> {

@@ -1,9 +1,11 @@
-// How fast is one controller replica on its two hot endpoints? Lease grants (POST /v1/probes/lease,
-// every request a grant: Postgres reads + one Lua script in Redis) and heartbeats (POST
-// /v1/heartbeats: presence + verdict upserts + quorum + plan), each beside a bare Fastify route
-// answering JSON in this process, measured in the same run with the same client over loopback: a
-// bounded number of requests at a bounded concurrency. The replica is the built dist, as a child
-// process, on a database and Redis key prefix of its own.
+// How fast is one controller replica on its two hot endpoints? Heartbeats (POST /v1/heartbeats) of
+// a fleet of 100, 1,000 and 10,000 live instances reporting a CLOSED breaker (routine: written
+// behind, answered from the replica's view), of 1,000 instances while the breaker is RAMPING
+// (written through, allowance divided), and lease grants (POST /v1/probes/lease, every request a
+// grant: one Lua script in Redis), at full speed and paced at 2,000 a second. Each beside a bare
+// Fastify route answering JSON in this process, measured in the same run with the same client over
+// loopback: a bounded number of requests at a bounded concurrency. The replica is the built dist,
+// as a child process, on a database and Redis key prefix of its own.
 import { randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,9 +14,16 @@ import { startController } from '../live/ControllerProcess.js';
 import { testDatabase } from '../live/testDatabase.js';
 import { formatTable } from './table.js';
 
-const REQUESTS = 4000;
+const REQUESTS = 8000;
 const CONCURRENCY = 32;
-const WARMUP = 300;
+const WARMUP = 500;
+/** live fleets the heartbeat rows are measured at */
+const FLEETS = [100, 1_000, 10_000] as const;
+/** the paced lease run: grants a second, for this long */
+const PACED_PER_SEC = 2000;
+const PACED_MS = 3000;
+/** live instances asking for probe tokens (a lease lives 1 s: most paced requests are fresh grants) */
+const LEASERS = 3000;
 /** no run takes longer than this, whatever the machine */
 const TIME_CAP_MS = 60_000;
 
@@ -36,6 +45,8 @@ interface Target {
   body(i: number): unknown;
   /** the status a success has */
   ok: number;
+  /** run before its measurement */
+  before?: () => Promise<void>;
 }
 
 export async function run(): Promise<void> {
@@ -55,8 +66,10 @@ export async function run(): Promise<void> {
       DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       RECLOSER_ADMIN_TOKEN: ADMIN_TOKEN,
-      RECLOSER_HEARTBEAT_INTERVAL_MS: '200',
-      RECLOSER_HEARTBEAT_TTL_MS: '1000',
+      // a TTL long enough that the registered fleets stay live through every run
+      RECLOSER_HEARTBEAT_INTERVAL_MS: '10000',
+      RECLOSER_HEARTBEAT_TTL_MS: '60000',
+      RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '100000000',
     },
   }).catch(async (err: unknown) => {
     await database.drop();
@@ -70,14 +83,37 @@ export async function run(): Promise<void> {
       { name, port: controller.port, path, token: setup.key, body, ok },
       { name: 'bare Fastify route', port: barePort, path: '/bare', body, ok: 200 },
     ];
-    const targets: [Target, Target][] = [
-      againstBare('POST /v1/probes/lease (grant)', '/v1/probes/lease', (i) => setup.leaseBody(i), 201),
-      againstBare('POST /v1/heartbeats', '/v1/heartbeats', (i) => setup.heartbeatBody(i), 200),
-    ];
+    const targets: [Target, Target][] = [];
+    for (const live of FLEETS) {
+      const [subject, baseline] = againstBare(
+        `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live`,
+        '/v1/heartbeats',
+        (i) => setup.heartbeatBody(live, i % live),
+        200,
+      );
+      // the fleet's first heartbeats (new instances: written through), so the measured ones are routine
+      targets.push([{ ...subject, before: () => setup.register(live) }, baseline]);
+    }
+    const [ramping, rampingBare] = againstBare(
+      'POST /v1/heartbeats, RAMPING, 1,000 live',
+      '/v1/heartbeats',
+      (i) => setup.rampingBody(i % 1000),
+      200,
+    );
+    targets.push([{ ...ramping, before: setup.registerRamping }, rampingBare]);
+    const [lease, leaseBare] = againstBare(
+      `POST /v1/probes/lease, ${LEASERS.toLocaleString('en')} live instances (grant or re-delivery)`,
+      '/v1/probes/lease',
+      (i) => setup.leaseBody(i),
+      201,
+    );
+    // leases go to live instances only: heartbeats from all of them just before
+    targets.push([{ ...lease, before: setup.registerLeasers }, leaseBare]);
     const rows: string[][] = [
       ['endpoint', 'requests', 'errors', 'req/s', 'p50 ms', 'p99 ms', 'req/s vs bare', 'p99 vs bare'],
     ];
     for (const [subject, baseline] of targets) {
+      await subject.before?.();
       // interleave: bare, subject, bare, subject … and keep the better of each (noise only slows)
       const b1 = await load(baseline, 0);
       const s1 = await load(subject, 0);
@@ -86,10 +122,26 @@ export async function run(): Promise<void> {
       const b = b1.perSec >= b2.perSec ? b1 : b2;
       const s = s1.perSec >= s2.perSec ? s1 : s2;
       rows.push(row(s, b), row(b, null));
+      process.stderr.write(`  measured ${subject.name}\n`);
     }
+    await setup.registerLeasers();
+    const paced = await loadPaced(
+      {
+        name: `POST /v1/probes/lease, paced ${PACED_PER_SEC}/s`,
+        port: controller.port,
+        path: '/v1/probes/lease',
+        token: setup.key,
+        body: (i) => setup.leaseBody(2 * REQUESTS + i),
+        ok: 201,
+      },
+      PACED_PER_SEC,
+      PACED_MS,
+    );
+    rows.push(row(paced, null));
     console.log(
       `one controller replica (child process) vs a bare Fastify route; ${REQUESTS} requests each, ` +
-        `${CONCURRENCY} concurrent, keep-alive over loopback; best of two interleaved runs`,
+        `${CONCURRENCY} concurrent, keep-alive over loopback; best of two interleaved runs; ` +
+        `then lease grants paced at ${PACED_PER_SEC}/s for ${PACED_MS / 1000} s (open loop)`,
     );
     console.log(formatTable(rows));
   } finally {
@@ -129,10 +181,54 @@ async function load(target: Target, offset: number): Promise<Result> {
       const t0 = performance.now();
       const status = await send(agent, target, offset + i);
       latencies.push(performance.now() - t0);
-      if (status !== target.ok) errors++;
+      if (status !== target.ok) {
+        errors++;
+        if (process.env.BENCH_DEBUG) process.stderr.write(`${target.name}: ${status}\n`);
+      }
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const elapsedMs = performance.now() - started;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return {
+    name: target.name,
+    requests: latencies.length,
+    errors,
+    perSec: (latencies.length / elapsedMs) * 1000,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+  };
+}
+
+/** Open loop: `perSec` requests a second, each sent on schedule whatever the earlier ones are doing. */
+async function loadPaced(target: Target, perSec: number, forMs: number): Promise<Result> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  const total = Math.floor((perSec * forMs) / 1000);
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = started + (i * 1000) / perSec;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+    const t0 = performance.now();
+    inFlight.push(
+      send(agent, target, i).then(
+        (status) => {
+          latencies.push(performance.now() - t0);
+          if (status !== target.ok) errors++;
+        },
+        () => {
+          errors++;
+        },
+      ),
+    );
+  }
+  await Promise.all(inFlight);
   const elapsedMs = performance.now() - started;
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -177,7 +273,14 @@ function send(agent: Agent, target: Target, i: number): Promise<number> {
 interface Setup {
   key: string;
   leaseBody(i: number): unknown;
-  heartbeatBody(i: number): unknown;
+  heartbeatBody(fleet: number, i: number): unknown;
+  rampingBody(i: number): unknown;
+  /** one heartbeat from each of the fleet's instances */
+  register(fleet: number): Promise<void>;
+  /** one heartbeat from each of the RAMPING breaker's 1,000 instances */
+  registerRamping(): Promise<void>;
+  /** one heartbeat from each instance that asks for probe tokens */
+  registerLeasers(): Promise<void>;
 }
 
 const evidence = (failing: boolean) => ({
@@ -190,9 +293,10 @@ const evidence = (failing: boolean) => ({
 });
 
 /**
- * A fleet key; a probing breaker whose pool grants without limit (so every lease request is a
- * grant, the path under test), reached through a real quorum and the ramp tick; and a closed
- * breaker for the heartbeats (the common case: a fleet reporting healthy dependencies).
+ * A fleet key; a PROBING breaker whose pool grants without limit to any live instance (so every
+ * lease request is a grant or a re-delivery, the path under test) and LEASERS live instances on it;
+ * a RAMPING breaker (a quorum, a probe that passed, a dwell longer than the bench) with 1,000 live
+ * instances; and a CLOSED breaker per fleet size for the routine heartbeats.
  */
 async function prepare(port: number): Promise<Setup> {
   const base = `http://127.0.0.1:${port}`;
@@ -200,57 +304,135 @@ async function prepare(port: number): Promise<Setup> {
   const keyRes = await fetch(`${base}/v1/admin/fleet-keys`, {
     method: 'POST',
     headers: admin,
-    body: JSON.stringify({ name: 'bench', groups: ['bench-probe', 'bench-fleet'] }),
-  });
-  const { key } = (await keyRes.json()) as { key: string };
-  const pool = await fetch(`${base}/v1/admin/pools/bench-pool`, {
-    method: 'PUT',
-    headers: admin,
     body: JSON.stringify({
-      dependencies: ['bench-llm'],
-      probe: { concurrency: 1_000_000, ratePerSec: 1_000_000, leaseTtlMs: 120_000, cooldownMs: 100 },
+      name: 'bench',
+      groups: ['bench-probe', 'bench-ramp', ...FLEETS.map((n) => `bench-fleet-${n}`)],
     }),
   });
-  if (pool.status !== 200) throw new Error(`bench pool: ${pool.status} ${await pool.text()}`);
+  const { key } = (await keyRes.json()) as { key: string };
   const fleet = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-  for (let round = 0; ; round++) {
-    if (round > 100) throw new Error('bench breaker did not reach probing');
+  const putPool = async (id: string, body: unknown) => {
+    const res = await fetch(`${base}/v1/admin/pools/${id}`, {
+      method: 'PUT',
+      headers: admin,
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 200) throw new Error(`bench pool ${id}: ${res.status} ${await res.text()}`);
+  };
+  const post = async (path: string, body: unknown): Promise<{ status: number; json: any }> => {
+    const res = await fetch(`${base}${path}`, { method: 'POST', headers: fleet, body: JSON.stringify(body) });
+    return { status: res.status, json: await res.json().catch(() => null) };
+  };
+  const beat = (group: string, dependency: string, instanceId: string, state: string) =>
+    post('/v1/heartbeats', {
+      instanceId,
+      group,
+      region: 'eu-west',
+      breakers: [{ dependency, state, evidence: evidence(state === 'open'), demand: { standard: 2 } }],
+    });
+  /** `count` heartbeats, `CONCURRENCY` at a time */
+  const many = async (count: number, one: (i: number) => Promise<unknown>) => {
+    let next = 0;
     await Promise.all(
-      ['o1', 'o2', 'o3'].map((instanceId) =>
-        fetch(`${base}/v1/heartbeats`, {
-          method: 'POST',
-          headers: fleet,
-          body: JSON.stringify({
-            instanceId,
-            group: 'bench-probe',
-            region: 'eu-west',
-            breakers: [{ dependency: 'bench-llm', state: 'open', evidence: evidence(true) }],
-          }),
-        }).then((r) => r.text()),
-      ),
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < count) await one(next++);
+      }),
     );
-    const g = (await (await fetch(`${base}/v1/breakers?group=bench-probe`, { headers: fleet })).json()) as {
-      breakers: { state: string }[];
-    };
-    if (g.breakers[0]?.state === 'probing') break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  };
+  const stateOf = async (group: string) =>
+    (
+      (await (await fetch(`${base}/v1/breakers?group=${group}`, { headers: fleet })).json()) as {
+        breakers: { state: string }[];
+      }
+    ).breakers[0]?.state;
+  /**
+   * An operator forces the breaker open and lets it recover (no learning period to wait out, unlike
+   * a quorum on a fresh controller); three instances keep it company until it reaches `wanted`.
+   */
+  const openUntil = async (group: string, dependency: string, wanted: string) => {
+    const first = await beat(group, dependency, 'o1', 'open');
+    const breakerId = first.json?.breakers?.[0]?.breakerId as string | undefined;
+    if (!breakerId)
+      throw new Error(`bench breaker ${group}/${dependency}: ${first.status} ${JSON.stringify(first.json)}`);
+    for (const action of ['force_open', 'resume_ramp']) {
+      const res = await fetch(`${base}/v1/admin/breakers/${breakerId}/actions`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ action, reason: 'bench setup' }),
+      });
+      if (res.status !== 200) throw new Error(`bench ${action}: ${res.status} ${await res.text()}`);
+    }
+    for (let round = 0; ; round++) {
+      if (round > 100) throw new Error(`bench breaker ${group}/${dependency} did not reach ${wanted}`);
+      await Promise.all(['o1', 'o2', 'o3'].map((id) => beat(group, dependency, id, 'open')));
+      if ((await stateOf(group)) === wanted) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  await putPool('bench-pool', {
+    dependencies: ['bench-llm'],
+    probe: {
+      concurrency: 1_000_000,
+      ratePerSec: 1_000_000,
+      leaseTtlMs: 1000,
+      cooldownMs: 100,
+      leases: 'live',
+    },
+  });
+  await openUntil('bench-probe', 'bench-llm', 'probing');
+
+  await putPool('bench-ramp-pool', {
+    dependencies: ['bench-ramped'],
+    probe: {
+      concurrency: 10,
+      ratePerSec: 100,
+      leaseTtlMs: 5000,
+      cooldownMs: 100,
+      probesToPass: 1,
+      leases: 'live',
+    },
+    ramp: { dwellMs: 3_600_000 },
+  });
+  await openUntil('bench-ramp', 'bench-ramped', 'probing');
+  const lease = await post('/v1/probes/lease', {
+    instanceId: 'o1',
+    group: 'bench-ramp',
+    dependency: 'bench-ramped',
+  });
+  if (lease.status !== 201)
+    throw new Error(`bench ramp lease: ${lease.status} ${JSON.stringify(lease.json)}`);
+  await post(`/v1/probes/${lease.json.token}/result`, { outcome: 'success', latencyMs: 20 });
+  if ((await stateOf('bench-ramp')) !== 'ramping') throw new Error('bench breaker did not reach ramping');
+
+  const closedBody = (fleetSize: number, i: number) => ({
+    instanceId: `worker-${i}`,
+    group: `bench-fleet-${fleetSize}`,
+    region: 'eu-west',
+    breakers: [
+      { dependency: 'bench-api', state: 'closed', evidence: evidence(false), demand: { standard: 2 } },
+    ],
+  });
   return {
     key,
     leaseBody: (i) => ({
-      instanceId: `lease-${i}`,
+      instanceId: `lease-${i % LEASERS}`,
       group: 'bench-probe',
       dependency: 'bench-llm',
       class: 'standard',
     }),
-    heartbeatBody: (i) => ({
-      instanceId: `worker-${i % 500}`,
-      group: 'bench-fleet',
+    heartbeatBody: closedBody,
+    rampingBody: (i) => ({
+      instanceId: `ramp-${i}`,
+      group: 'bench-ramp',
       region: 'eu-west',
       breakers: [
-        { dependency: 'bench-api', state: 'closed', evidence: evidence(false), demand: { standard: 2 } },
+        { dependency: 'bench-ramped', state: 'closed', evidence: evidence(false), demand: { standard: 2 } },
       ],
     }),
+    registerRamping: () => many(1000, (i) => beat('bench-ramp', 'bench-ramped', `ramp-${i}`, 'closed')),
+    registerLeasers: () => many(LEASERS, (i) => beat('bench-probe', 'bench-llm', `lease-${i}`, 'paused')),
+    register: (fleetSize) => many(fleetSize, (i) => post('/v1/heartbeats', closedBody(fleetSize, i))),
   };
 }
 

@@ -12,7 +12,15 @@ export interface ProbeBudget {
   cooldownMs: number;
   /** probes that must pass the gates before PROBING -> RAMPING(step 0) */
   probesToPass: number;
+  /**
+   * Who may be granted a token asked for on POST /v1/probes/lease: `designated`, the instances
+   * core designateProbers picks (as heartbeat plans do), or `live`, any live instance of the group.
+   */
+  leases: ProbeLeasePolicy;
 }
+
+export const PROBE_LEASE_POLICIES = ['designated', 'live'] as const;
+export type ProbeLeasePolicy = (typeof PROBE_LEASE_POLICIES)[number];
 
 export interface ClassCapacity {
   ratePerSec: number;

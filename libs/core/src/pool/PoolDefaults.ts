@@ -31,6 +31,7 @@ export const DEFAULT_PROBE_BUDGET: ProbeBudget = {
   leaseTtlMs: 5000,
   cooldownMs: 30000,
   probesToPass: 2,
+  leases: 'designated',
 };
 
 export const DEFAULT_GATES: GateThresholds = {

@@ -117,7 +117,7 @@ describe('validatePoolInput', () => {
     expect(errorsOf({ id: 'x', color: 'red', probe: { concurency: 2 } })).toEqual([
       'id is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
       'color is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
-      'probe.concurency is not a known field (known: concurrency, ratePerSec, leaseTtlMs, cooldownMs, probesToPass)',
+      'probe.concurency is not a known field (known: concurrency, ratePerSec, leaseTtlMs, cooldownMs, probesToPass, leases)',
     ]);
   });
 

@@ -2,6 +2,7 @@
 // problem is reported at once, each naming its field path and the reason, so the controller can
 // answer 400 with all of them instead of one at a time (or a 500).
 import { DAY_MS, identifierProblem, MAX_COUNT, trafficClassProblem } from '../input/InputRules.js';
+import { PROBE_LEASE_POLICIES } from './PoolConfig.js';
 import { defaultPoolBody, type PoolBody } from './PoolDefaults.js';
 
 export interface PoolFieldError {
@@ -16,7 +17,14 @@ export type PoolValidationResult =
 type Obj = Record<string, unknown>;
 
 const TOP_KEYS = ['dependencies', 'groups', 'probe', 'capacity', 'ramp', 'fallback'] as const;
-const PROBE_KEYS = ['concurrency', 'ratePerSec', 'leaseTtlMs', 'cooldownMs', 'probesToPass'] as const;
+const PROBE_KEYS = [
+  'concurrency',
+  'ratePerSec',
+  'leaseTtlMs',
+  'cooldownMs',
+  'probesToPass',
+  'leases',
+] as const;
 const CLASS_KEYS = ['ratePerSec', 'concurrency'] as const;
 const RAMP_KEYS = ['steps', 'dwellMs', 'minSample', 'classOrder', 'gates'] as const;
 const GATE_KEYS = [
@@ -72,6 +80,12 @@ class Collector {
     if (!this.isNumber(field, v)) return;
     if (!Number.isInteger(v) || v < min) this.add(field, `must be an integer >= ${min}`);
     else if (v > max) this.add(field, `must be an integer <= ${max}`);
+  }
+
+  /** one of `allowed` */
+  oneOf(field: string, v: unknown, allowed: readonly string[]): void {
+    if (typeof v !== 'string' || !allowed.includes(v))
+      this.add(field, `must be one of: ${allowed.join(', ')}`);
   }
 
   /** number in [min, max] (max may be Infinity) */
@@ -173,6 +187,7 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
     c.integer('probe.leaseTtlMs', p.leaseTtlMs, 1, DAY_MS);
     c.integer('probe.cooldownMs', p.cooldownMs, 0, DAY_MS);
     c.integer('probe.probesToPass', p.probesToPass, 1, MAX_COUNT);
+    c.oneOf('probe.leases', p.leases, PROBE_LEASE_POLICIES);
   }
 
   let classes: string[] | null = null;
