@@ -78,6 +78,12 @@ export const LIVE_DEMAND_CACHE_MS = 500;
  * through the ChangeFeed; this bounds the staleness should a change announcement be lost.
  */
 export const BREAKER_VIEW_MS = 1000;
+/**
+ * A routine heartbeat rewrites its rows only once they are this fraction of the TTL old: they stay
+ * live with room to spare, and a fleet beating every second writes every other beat (at the
+ * default TTL of five intervals) instead of every one.
+ */
+export const REFRESH_FRACTION = 0.25;
 /** entries of the view and of the last-reported map kept at most (both are rebuilt on demand) */
 const MAX_VIEW_ENTRIES = 100_000;
 const MAX_REPORTED_ENTRIES = 1_000_000;
@@ -126,7 +132,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** counts state changes seen here: a read that began before one may not enter the view */
   private viewGeneration = 0;
   /** the state this process last stored for (breaker, instance): an unchanged report is routine */
-  private readonly reported = new Map<string, ReportedState>();
+  private readonly reported = new Map<string, { state: ReportedState; writtenAt: number }>();
   /** heartbeats that wrote something decisive wait for one evaluation of all their breakers */
   private nextEvaluation: { ids: Set<string>; done: Promise<Map<string, Evaluated>> } | null = null;
   private lastEvaluation: Promise<unknown> = Promise.resolve();
@@ -178,27 +184,39 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     if (this.breakerIds.size >= MAX_VIEW_ENTRIES) this.breakerIds.clear();
     for (const v of verdicts) this.breakerIds.set(`${group}\u0000${v.verdict.dependency}`, v.breakerId);
     // routine: every breaker CLOSED in the view, nothing locally open, each state as last stored here.
-    // Such a heartbeat cannot change a decision: it is written behind and answered from the view.
-    // Anything else is written through and evaluated (with the other heartbeats waiting) before the answer.
+    // Such a heartbeat cannot change a decision: it is written behind (or not at all while the rows
+    // this replica wrote are younger than REFRESH_FRACTION of the TTL: they are live either way) and
+    // answered from the view. Anything else is written through and evaluated (with the other
+    // heartbeats waiting) before the answer.
     const shown = verdicts.map((v) => this.viewOf(v.breakerId, now));
+    const last = verdicts.map((v) => this.reported.get(reportKey(v.breakerId, instanceId)));
     const routine = verdicts.every(
       (v, i) =>
         shown[i]?.breaker.globalState.state === 'closed' &&
         !isLocallyOpen(v.verdict.state) &&
-        this.reported.get(reportKey(v.breakerId, instanceId)) === v.verdict.state,
+        last[i]?.state === v.verdict.state,
     );
-    const written = presence.record(heartbeat, verdicts, now, routine);
+    const refreshAfterMs = this.settings.heartbeatTtlMs * REFRESH_FRACTION;
+    const fresh =
+      routine &&
+      last.every((l) => l !== undefined && now - l.writtenAt < refreshAfterMs && now >= l.writtenAt);
+    const written = fresh ? Promise.resolve() : presence.record(heartbeat, verdicts, now, routine);
     let evaluated: Map<string, Evaluated>;
     if (routine) {
-      written.catch((err: unknown) => {
-        for (const v of verdicts) this.reported.delete(reportKey(v.breakerId, instanceId));
-        this.warn(`heartbeat of ${group}/${instanceId} written behind, lost: ${(err as Error).message}`);
-      });
+      if (!fresh) {
+        for (const v of verdicts)
+          this.reported.set(reportKey(v.breakerId, instanceId), { state: v.verdict.state, writtenAt: now });
+        written.catch((err: unknown) => {
+          for (const v of verdicts) this.reported.delete(reportKey(v.breakerId, instanceId));
+          this.warn(`heartbeat of ${group}/${instanceId} written behind, lost: ${(err as Error).message}`);
+        });
+      }
       evaluated = new Map(verdicts.map((v, i) => [v.breakerId, shown[i]!]));
     } else {
       await written;
       if (this.reported.size >= MAX_REPORTED_ENTRIES) this.reported.clear();
-      for (const v of verdicts) this.reported.set(reportKey(v.breakerId, instanceId), v.verdict.state);
+      for (const v of verdicts)
+        this.reported.set(reportKey(v.breakerId, instanceId), { state: v.verdict.state, writtenAt: now });
       // quorum is judged only while CLOSED: a breaker the view shows recovering needs no count
       const judged = verdicts.filter((_, i) => !shown[i] || shown[i].breaker.globalState.state === 'closed');
       evaluated = new Map(

@@ -66,9 +66,10 @@ export async function run(): Promise<void> {
       DATABASE_URL: database.url,
       REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
       RECLOSER_ADMIN_TOKEN: ADMIN_TOKEN,
-      // a TTL long enough that the registered fleets stay live through every run
-      RECLOSER_HEARTBEAT_INTERVAL_MS: '10000',
-      RECLOSER_HEARTBEAT_TTL_MS: '60000',
+      // fleets registered just before their runs stay live through them; routine heartbeats
+      // rewrite their rows every TTL/4 (2.5 s): at 10,000 live that is every other heartbeat
+      RECLOSER_HEARTBEAT_INTERVAL_MS: '2000',
+      RECLOSER_HEARTBEAT_TTL_MS: '10000',
       RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '100000000',
     },
   }).catch(async (err: unknown) => {
@@ -319,9 +320,14 @@ async function prepare(port: number): Promise<Setup> {
     });
     if (res.status !== 200) throw new Error(`bench pool ${id}: ${res.status} ${await res.text()}`);
   };
-  const post = async (path: string, body: unknown): Promise<{ status: number; json: any }> => {
+  /** what the setup reads of answers: a heartbeat's breaker id, a lease's token */
+  interface Answer {
+    breakers?: { breakerId?: string }[];
+    token?: string;
+  }
+  const post = async (path: string, body: unknown): Promise<{ status: number; json: Answer | null }> => {
     const res = await fetch(`${base}${path}`, { method: 'POST', headers: fleet, body: JSON.stringify(body) });
-    return { status: res.status, json: await res.json().catch(() => null) };
+    return { status: res.status, json: (await res.json().catch(() => null)) as Answer | null };
   };
   const beat = (group: string, dependency: string, instanceId: string, state: string) =>
     post('/v1/heartbeats', {
@@ -351,7 +357,7 @@ async function prepare(port: number): Promise<Setup> {
    */
   const openUntil = async (group: string, dependency: string, wanted: string) => {
     const first = await beat(group, dependency, 'o1', 'open');
-    const breakerId = first.json?.breakers?.[0]?.breakerId as string | undefined;
+    const breakerId = first.json?.breakers?.[0]?.breakerId;
     if (!breakerId)
       throw new Error(`bench breaker ${group}/${dependency}: ${first.status} ${JSON.stringify(first.json)}`);
     for (const action of ['force_open', 'resume_ramp']) {
@@ -402,7 +408,7 @@ async function prepare(port: number): Promise<Setup> {
   });
   if (lease.status !== 201)
     throw new Error(`bench ramp lease: ${lease.status} ${JSON.stringify(lease.json)}`);
-  await post(`/v1/probes/${lease.json.token}/result`, { outcome: 'success', latencyMs: 20 });
+  await post(`/v1/probes/${lease.json?.token}/result`, { outcome: 'success', latencyMs: 20 });
   if ((await stateOf('bench-ramp')) !== 'ramping') throw new Error('bench breaker did not reach ramping');
 
   const closedBody = (fleetSize: number, i: number) => ({
