@@ -2,6 +2,7 @@ import { Injectable, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { trace } from '@opentelemetry/api';
 import type { FastifyInstance } from 'fastify';
+import { tracesWanted } from './telemetry.js';
 
 /**
  * The HTTP instrumentation's server span knows the URL, not the route: this names it after the route
@@ -13,6 +14,7 @@ export class RouteSpans implements OnModuleInit {
   constructor(private readonly http: HttpAdapterHost) {}
 
   onModuleInit(): void {
+    if (!tracesWanted()) return; // no spans to name: not even a hook on the request path
     this.http.httpAdapter?.getInstance<FastifyInstance>().addHook('onRequest', async (request) => {
       const route = request.routeOptions.url;
       const span = trace.getActiveSpan();
