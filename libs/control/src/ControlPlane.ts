@@ -537,7 +537,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         group: breaker.group,
         instanceId: req.instanceId,
         epoch: g.epoch,
-        fairShareCap: await this.fairShareCap(pool),
+        ...(await this.fairShare(pool)),
       }),
     );
     if (got.kind === 'granted' || got.kind === 'held') {
@@ -749,7 +749,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     };
     // a designated instance is granted (or keeps) a token; any other keeps only what it holds
     const got = designated
-      ? await this.ports.leases.grant({ ...request, fairShareCap: await this.fairShareCap(pool) })
+      ? await this.ports.leases.grant({ ...request, ...(await this.fairShare(pool)) })
       : await this.ports.leases.held(request);
     if (got.kind === 'granted') await this.announceGrant(breaker, instanceId, got.fencing);
     return got.kind === 'granted' || got.kind === 'held'
@@ -812,9 +812,9 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /**
    * A group's share of the pool's probe concurrency (core probeFairShare over the groups with a
    * breaker OPEN or PROBING through the pool — one still cooling down will want its share soon — counted at
-   * most once per LIVE_DEMAND_CACHE_MS per pool and process).
+   * most once per LIVE_DEMAND_CACHE_MS per pool and process); nothing while one group has the pool.
    */
-  private async fairShareCap(pool: PoolConfig): Promise<number> {
+  private async fairShare(pool: PoolConfig): Promise<{ fairShareCap?: number }> {
     const now = this.ports.clock.now();
     let hit = this.contendingCache.get(pool.id);
     if (!hit || now - hit.at >= LIVE_DEMAND_CACHE_MS || now < hit.at) {
@@ -823,7 +823,9 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       this.contendingCache.set(pool.id, hit);
       hit.count.catch(() => this.contendingCache.delete(pool.id));
     }
-    return probeFairShare(pool.probe.concurrency, await hit.count);
+    const cap = probeFairShare(pool.probe.concurrency, await hit.count);
+    // a share as large as the budget constrains nothing: the store need not count the group's leases
+    return cap < pool.probe.concurrency ? { fairShareCap: cap } : {};
   }
 
   /** The live fleet's demand, read at most once per LIVE_DEMAND_CACHE_MS per breaker. */

@@ -262,7 +262,9 @@ function send(agent: Agent, target: Target, i: number): Promise<number> {
         },
       },
       (res) => {
-        res.resume();
+        const failed = process.env.BENCH_DEBUG && res.statusCode !== target.ok;
+        if (failed) res.on('data', (d: Buffer) => process.stderr.write(`${d.toString().slice(0, 300)}\n`));
+        else res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
       },
     );
