@@ -6,6 +6,8 @@ import { BreakerScope1764800000000 } from './1764800000000-BreakerScope.js';
 import { Outbox1764800600000 } from './1764800600000-Outbox.js';
 import { Archival1764900000000 } from './1764900000000-Archival.js';
 import { HotPresence1765000000000 } from './1765000000000-HotPresence.js';
+import { Webhooks1765100000000 } from './1765100000000-Webhooks.js';
+import { OperatorLog1765100600000 } from './1765100600000-OperatorLog.js';
 
 export const migrations = [
   Spine1764684000000,
@@ -15,4 +17,6 @@ export const migrations = [
   Outbox1764800600000,
   Archival1764900000000,
   HotPresence1765000000000,
+  Webhooks1765100000000,
+  OperatorLog1765100600000,
 ];

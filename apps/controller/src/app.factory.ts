@@ -16,6 +16,7 @@ import { type ControllerConfig, loadConfig } from './config/controller-config.js
 import { ensureDatabase } from './database/ensure-database.js';
 import { migrateLocked } from './database/migrate-locked.js';
 import { registerEdgeLimits } from './rate-limit/edge-limits.js';
+import { registerDashboard } from './dashboard/dashboard-static.js';
 import { assertRedisReachable } from './redis/redis-connection.js';
 import { REDIS_CLIENT } from './redis/redis.constants.js';
 
@@ -66,6 +67,7 @@ export async function createControllerApp(
   app.useGlobalFilters(new AllExceptionsFilter());
   app.useGlobalPipes(createValidationPipe(new Map([[HeartbeatDto, fastHeartbeat]])));
   await registerEdgeLimits(app, config, app.get(REDIS_CLIENT));
+  await registerDashboard(app);
 
   const document = SwaggerModule.createDocument(
     app,

@@ -17,6 +17,9 @@ import { QueuesModule } from './queues/queues.module.js';
 import { RampModule } from './ramp/ramp.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { TransitionsModule } from './transitions/transitions.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { TelemetryModule } from './telemetry/telemetry.module.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
 
 /** The controller. Features add one import line each. */
 @Module({})
@@ -42,6 +45,9 @@ export class AppModule {
         BreakersModule,
         HeartbeatsModule,
         AdminModule,
+        WebhooksModule,
+        TelemetryModule,
+        DashboardModule,
       ],
     };
   }

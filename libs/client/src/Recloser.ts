@@ -14,6 +14,7 @@ import {
 import { Breaker, type BreakerFetchInit, type BreakerHost, type BreakerOptions } from './breaker/Breaker.js';
 import { EventEmitter, type Event } from './common/Event.js';
 import { TransportError } from './errors/Errors.js';
+import { SdkTelemetry } from './telemetry/SdkTelemetry.js';
 import { HttpTransport } from './transport/HttpTransport.js';
 import type { Transport } from './transport/Transport.js';
 
@@ -82,6 +83,7 @@ export class Recloser {
   private readonly pendingPosts = new Set<Promise<void>>();
   private readonly reachability = new EventEmitter<ReachabilityEvent>();
   private readonly host: BreakerHost;
+  private readonly telemetry: SdkTelemetry;
 
   /** fires when the controller stops or starts answering */
   readonly onFallback: Event<ReachabilityEvent> = this.reachability.event;
@@ -109,6 +111,12 @@ export class Recloser {
         options.requestTimeoutMs === undefined ? http : { ...http, timeoutMs: options.requestTimeoutMs },
       );
     }
+    this.telemetry = new SdkTelemetry({
+      instanceId: this.instanceId,
+      group: this.group,
+      isReachable: () => this.reachable,
+      breakersNow: () => this.breakers.values(),
+    });
     if (options.autoStart ?? true) this.start();
   }
 
@@ -118,6 +126,7 @@ export class Recloser {
     if (breaker === undefined) {
       breaker = new Breaker(dependency, options, this.host);
       this.breakers.set(dependency, breaker);
+      this.telemetry.watch(breaker);
     }
     return breaker;
   }
@@ -150,9 +159,11 @@ export class Recloser {
    */
   tick(): Promise<TickResult> {
     if (this.round === null) {
-      this.round = this.runRound().finally(() => {
-        this.round = null;
-      });
+      this.round = this.telemetry
+        .round(() => this.runRound())
+        .finally(() => {
+          this.round = null;
+        });
     }
     return this.round;
   }
@@ -222,6 +233,7 @@ export class Recloser {
       region: this.region,
       breakers: [...this.breakers.values()].map((b) => b.closeTick(elapsed)),
     };
+    this.telemetry.tickClosed(request.breakers, this.breakers.values());
     const sentAt = this.clock.now();
     let response: HeartbeatResponse;
     try {
@@ -251,6 +263,7 @@ export class Recloser {
     const changed = this.isUnreachable === reachable;
     this.isUnreachable = !reachable;
     if (!changed) return;
+    if (!reachable) this.telemetry.fellBack();
     for (const breaker of this.breakers.values()) breaker.refreshState();
     this.reachability.fire(error === undefined ? { reachable } : { reachable, error });
   }

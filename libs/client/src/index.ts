@@ -23,3 +23,4 @@ export type { Classified, ResponseLike, ResponseClassifyOptions } from './classi
 export { HttpTransport } from './transport/HttpTransport.js';
 export type { HttpTransportOptions } from './transport/HttpTransport.js';
 export type { Transport, ProbeLeaseRequest } from './transport/Transport.js';
+export { INSTRUMENTATION_SCOPE } from './telemetry/SdkTelemetry.js';

@@ -669,7 +669,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
           learningUntil: now,
         });
         q = figures(d);
-        near = quorumNear(q);
+        near = quorumNear(q, this.settings.quorumNearFraction);
       }
       const band = await watches.swap(breaker.id, 'quorum-near', near ? ['near'] : []);
       if (band.joined.length > 0) drafts.push(this.draft('quorum.near', breaker, now, { quorum: q }));

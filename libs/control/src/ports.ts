@@ -34,6 +34,8 @@ export interface ControlSettings {
   isolationAfterMs: number;
   /** breakers a group may have (DEFAULT_MAX_BREAKERS_PER_GROUP when absent): heartbeats may not add more */
   maxBreakersPerGroup?: number;
+  /** quorum.near's band below the threshold, as a fraction of it (core QUORUM_NEAR_FRACTION when absent) */
+  quorumNearFraction?: number;
   /** routine heartbeats are answered from the view of a breaker this long at most (BREAKER_VIEW_MS when absent) */
   breakerViewMs?: number;
 }

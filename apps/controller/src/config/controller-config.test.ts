@@ -113,4 +113,35 @@ describe('loadConfig', () => {
       /RECLOSER_TRUST_PROXY: RECLOSER_TRUST_PROXY must be true, false/,
     );
   });
+
+  it('reads the webhook delivery and quorum.near settings, and names a bad one', () => {
+    expect(loadConfig(prod)).toMatchObject({
+      webhookAttempts: 12,
+      webhookBackoffMs: 30_000,
+      webhookTimeoutMs: 10_000,
+      quorumNearFraction: 0.2,
+    });
+    expect(
+      loadConfig({
+        ...prod,
+        RECLOSER_WEBHOOK_ATTEMPTS: '5',
+        RECLOSER_WEBHOOK_BACKOFF_MS: '100',
+        RECLOSER_WEBHOOK_TIMEOUT_MS: '2000',
+        RECLOSER_QUORUM_NEAR_FRACTION: '0.5',
+      }),
+    ).toMatchObject({
+      webhookAttempts: 5,
+      webhookBackoffMs: 100,
+      webhookTimeoutMs: 2000,
+      quorumNearFraction: 0.5,
+    });
+    for (const [name, value] of [
+      ['RECLOSER_WEBHOOK_ATTEMPTS', '0'],
+      ['RECLOSER_WEBHOOK_BACKOFF_MS', 'soon'],
+      ['RECLOSER_WEBHOOK_TIMEOUT_MS', '5'],
+      ['RECLOSER_QUORUM_NEAR_FRACTION', '1.5'],
+      ['RECLOSER_QUORUM_NEAR_FRACTION', 'half'],
+    ] as const)
+      expect(() => loadConfig({ ...prod, [name]: value }), `${name}=${value}`).toThrow(new RegExp(name));
+  });
 });

@@ -1,4 +1,5 @@
 import { BREAKER_VIEW_MS, DEFAULT_MAX_BREAKERS_PER_GROUP } from '@recloser/control';
+import { QUORUM_NEAR_FRACTION } from '@recloser/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { EnvironmentVariables } from './env.dto.js';
@@ -16,6 +17,14 @@ export class ControllerConfig {
   readonly adminToken: string | null;
   readonly migrateOnBoot: boolean;
   readonly webhookAllowHosts: readonly string[];
+  /** attempts per webhook delivery before it is dead-lettered */
+  readonly webhookAttempts: number;
+  /** first retry delay; each later one doubles (with jitter): 30 s × 2^11 spreads 12 attempts over ~17 h */
+  readonly webhookBackoffMs: number;
+  /** one attempt's timeout (connect to last byte) */
+  readonly webhookTimeoutMs: number;
+  /** quorum.near: how far below the threshold (a fraction of it) a CLOSED breaker's open count warns */
+  readonly quorumNearFraction: number;
   readonly heartbeatIntervalMs: number;
   readonly heartbeatTtlMs: number;
   /** an instance locally open this long while its group stays closed is reported as isolated */
@@ -110,6 +119,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
       .split(',')
       .map((h) => h.trim())
       .filter((h) => h.length > 0),
+    webhookAttempts: parsed.RECLOSER_WEBHOOK_ATTEMPTS ?? 12,
+    webhookBackoffMs: parsed.RECLOSER_WEBHOOK_BACKOFF_MS ?? 30_000,
+    webhookTimeoutMs: parsed.RECLOSER_WEBHOOK_TIMEOUT_MS ?? 10_000,
+    quorumNearFraction: parsed.RECLOSER_QUORUM_NEAR_FRACTION ?? QUORUM_NEAR_FRACTION,
     heartbeatIntervalMs: intervalMs,
     heartbeatTtlMs: ttlMs,
     isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,

@@ -1,5 +1,16 @@
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+} from 'class-validator';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
@@ -51,6 +62,35 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   RECLOSER_WEBHOOK_ALLOW_HOSTS?: string;
+
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && /^\s*\d*\.?\d+\s*$/.test(value) ? Number(value) : value,
+  )
+  @Max(1, { message: 'RECLOSER_QUORUM_NEAR_FRACTION must be a number in [0, 1]' })
+  @Min(0, { message: 'RECLOSER_QUORUM_NEAR_FRACTION must be a number in [0, 1]' })
+  @IsNumber({}, { message: 'RECLOSER_QUORUM_NEAR_FRACTION must be a number in [0, 1]' })
+  RECLOSER_QUORUM_NEAR_FRACTION?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @Max(100)
+  @IsInt({ message: 'RECLOSER_WEBHOOK_ATTEMPTS must be an integer between 1 and 100' })
+  RECLOSER_WEBHOOK_ATTEMPTS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'RECLOSER_WEBHOOK_BACKOFF_MS must be an integer number of milliseconds' })
+  RECLOSER_WEBHOOK_BACKOFF_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @Min(10)
+  @Max(300_000)
+  @IsInt({ message: 'RECLOSER_WEBHOOK_TIMEOUT_MS must be an integer number of milliseconds' })
+  RECLOSER_WEBHOOK_TIMEOUT_MS?: number;
 
   @IsOptional()
   @Transform(toInt)

@@ -67,6 +67,7 @@ export const controlPlaneProvider: Provider = {
         heartbeatTtlMs: config.heartbeatTtlMs,
         isolationAfterMs: config.isolationAfterMs,
         maxBreakersPerGroup: config.maxBreakersPerGroup,
+        quorumNearFraction: config.quorumNearFraction,
         breakerViewMs: config.breakerViewMs,
       },
       { warn: (message) => logger.warn(message) },

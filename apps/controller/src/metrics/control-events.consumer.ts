@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ControlEvent, TransitionEventData } from '@recloser/control';
 import { dedupe, OutboxConsumers } from '../outbox/outbox-consumers.js';
-import { countControlEvent, countTransition } from '../telemetry/controller-metrics.js';
+import { countControlEvent, countProbeTokens, countTransition } from '../telemetry/controller-metrics.js';
 
 export const METRICS_CONSUMER = 'metrics';
 
@@ -25,5 +25,6 @@ export class ControlEventsMetrics {
       const t = event.data as unknown as TransitionEventData;
       countTransition(t.from, t.to, t.actor);
     }
+    if (event.type === 'probe.granted') countProbeTokens('granted');
   }
 }

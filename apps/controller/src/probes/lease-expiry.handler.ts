@@ -6,6 +6,7 @@ import { ControlPlane } from '@recloser/control';
 import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
 import { JobName } from '../queues/queue.constants.js';
 import { QueueService } from '../queues/queue.service.js';
+import { countProbeTokens } from '../telemetry/controller-metrics.js';
 
 export const LEASE_EXPIRY_MS = 1000;
 
@@ -26,6 +27,7 @@ export class LeaseExpiryHandler implements JobHandlerInstance, OnApplicationBoot
 
   async handle(): Promise<{ pools: number; expired: number }> {
     const swept = await this.plane.sweepLeases();
+    if (swept.expired > 0) countProbeTokens('expired', swept.expired);
     if (swept.expired > 0) this.logger.log(`${swept.expired} probe lease(s) expired unused`);
     return swept;
   }

@@ -2,7 +2,8 @@
 // through the control plane: the budget is the pool's (the lease store applies core decideProbeGrant),
 // the result feeds core onProbeResult under the breaker's lock.
 import { Injectable } from '@nestjs/common';
-import { ControlPlane } from '@recloser/control';
+import { ControlPlane, isControlError } from '@recloser/control';
+import { countProbeTokens } from '../telemetry/controller-metrics.js';
 import { assertGroupAllowed, type FleetPrincipal } from '../auth/fleet-principal.js';
 import type { LeaseProbeDto, ProbeLeaseDto } from './dto/lease-probe.dto.js';
 import type { ProbeResultAcceptedDto, ProbeResultDto } from './dto/probe-result.dto.js';
@@ -11,8 +12,13 @@ import type { ProbeResultAcceptedDto, ProbeResultDto } from './dto/probe-result.
 export class ProbesService {
   constructor(private readonly plane: ControlPlane) {}
 
-  lease(dto: LeaseProbeDto): Promise<ProbeLeaseDto> {
-    return this.plane.leaseProbe(dto);
+  async lease(dto: LeaseProbeDto): Promise<ProbeLeaseDto> {
+    try {
+      return await this.plane.leaseProbe(dto);
+    } catch (err) {
+      if (isControlError(err)) countProbeTokens('denied', 1, err.kind);
+      throw err;
+    }
   }
 
   /** A token of another group's breaker is refused (403) before anything changes. */

@@ -5,7 +5,7 @@ import { ControllerConfig } from '../config/controller-config.js';
 import { StartupError } from '../common/startup-error.js';
 import { checkJobHandlers } from './check-job-handlers.js';
 import { JOB_HANDLER_METADATA, type JobHandlerInstance } from './job-handler.js';
-import { JOB_QUEUE, JobName, QueueName } from './queue.constants.js';
+import { JOB_QUEUE, JobName, QUEUE_CONCURRENCY, QueueName } from './queue.constants.js';
 
 /** Finds every @JobHandler, checks each job has exactly one, and runs one BullMQ worker per queue. */
 @Injectable()
@@ -45,7 +45,7 @@ export class JobWorkers implements OnApplicationBootstrap, OnModuleDestroy {
         {
           connection: { url: this.config.redisUrl, maxRetriesPerRequest: null },
           prefix: this.config.redisPrefix,
-          concurrency: 1,
+          concurrency: QUEUE_CONCURRENCY[queue] ?? 1,
         },
       );
       worker.on('failed', (job, err) => this.logger.warn(`job ${job?.name} failed: ${err.message}`));

@@ -5,7 +5,16 @@ export enum QueueName {
   Breakers = 'breakers',
   /** ramp ticks, gate evaluation and probe lease expiry (global recovery) */
   Recovery = 'recovery',
+  /** webhook deliveries: retried with backoff, several at once (webhooks/) */
+  Webhooks = 'webhooks',
+  /** the dashboard's timeline sampler, apart from the quorum jobs so it never delays them */
+  Dashboard = 'dashboard',
 }
+
+/** Jobs a queue's worker runs at once (1 unless named here). */
+export const QUEUE_CONCURRENCY: Partial<Record<QueueName, number>> = {
+  [QueueName.Webhooks]: 8,
+};
 
 /** Every job name, and the queue it runs on. Each must have exactly one @JobHandler (checked at boot). */
 export const JobName = {
@@ -19,6 +28,10 @@ export const JobName = {
   RampTick: 'recovery.ramp-tick',
   /** drop expired probe leases of every pool (probes/lease-expiry.handler.ts) */
   ExpireProbeLeases: 'recovery.expire-probe-leases',
+  /** a point of the dashboard's timeline for each breaker worth watching (dashboard/timeline-sampler.job.ts) */
+  SampleTimeline: 'dashboard.sample-timeline',
+  /** one attempt to deliver one webhook (webhooks/webhook-deliveries.service.ts) */
+  DeliverWebhook: 'webhooks.deliver',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
@@ -28,6 +41,8 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.ArchiveIdle]: QueueName.Breakers,
   [JobName.RampTick]: QueueName.Recovery,
   [JobName.ExpireProbeLeases]: QueueName.Recovery,
+  [JobName.SampleTimeline]: QueueName.Dashboard,
+  [JobName.DeliverWebhook]: QueueName.Webhooks,
 };
 
 /** Defaults for every job; a job that fails is not retried blindly, the next period runs it again. */

@@ -29,3 +29,15 @@ export function countControlEvent(type: string): void {
     description: 'control events relayed from the outbox, by type',
   })).add(1, { type });
 }
+
+let probeTokens: ReturnType<ReturnType<typeof meter>['createCounter']> | null = null;
+
+/**
+ * recloser_probe_tokens_total{outcome,reason}: granted (plans and POST /v1/probes/lease, from the event
+ * seam), denied (POST /v1/probes/lease refused; reason = the refusal's kind), expired (swept unused).
+ */
+export function countProbeTokens(outcome: 'granted' | 'denied' | 'expired', n = 1, reason = ''): void {
+  (probeTokens ??= meter().createCounter('recloser_probe_tokens', {
+    description: 'probe tokens granted, denied or expired unused',
+  })).add(n, reason ? { outcome, reason } : { outcome });
+}

@@ -1,5 +1,6 @@
 import { PrometheusExporter, PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { NodeSDK, resources } from '@opentelemetry/sdk-node';
 
@@ -8,9 +9,9 @@ let exporter: PrometheusExporter | null = null;
 const serializer = new PrometheusSerializer();
 
 /**
- * Whether traces are shipped anywhere: only then are the HTTP and pg instrumentations loaded. They
- * propagate context through every async step of every request (a fifth of a replica's CPU on the
- * heartbeat path, measured), which buys nothing when no exporter takes the spans.
+ * Whether traces are shipped anywhere: only then are the HTTP, pg and ioredis instrumentations
+ * loaded. They propagate context through every async step of every request (a fifth of a replica's
+ * CPU on the heartbeat path, measured), which buys nothing when no exporter takes the spans.
  */
 export function tracesWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   const exporter = env.OTEL_TRACES_EXPORTER;
@@ -19,9 +20,10 @@ export function tracesWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 /**
- * Starts OpenTelemetry (a Prometheus reader; HTTP and pg instrumentation when traces are wanted).
- * Must run before NestJS, Fastify or pg are imported, or the instruments silently record nothing.
- * Idempotent.
+ * Starts OpenTelemetry: a Prometheus reader; HTTP, pg and ioredis instrumentation and traces over
+ * OTLP when traces are wanted (OTEL_EXPORTER_OTLP_ENDPOINT, with the SDK's standard OTEL_*
+ * variables). Must run before NestJS, Fastify, pg or ioredis are imported, or the instruments
+ * silently record nothing. Idempotent.
  */
 export function startTelemetry(serviceName = 'recloser-controller'): void {
   if (sdk) return;
@@ -38,7 +40,13 @@ export function startTelemetry(serviceName = 'recloser-controller'): void {
     // command line, executable path, owner, PID and host name on /metrics (target_info)
     resourceDetectors: [resources.envDetector],
     metricReaders: [exporter],
-    instrumentations: traces ? [new HttpInstrumentation(), new PgInstrumentation()] : [],
+    instrumentations: traces
+      ? [
+          new HttpInstrumentation(),
+          new PgInstrumentation(),
+          new IORedisInstrumentation({ requireParentSpan: true }),
+        ]
+      : [],
   });
   sdk.start();
 }

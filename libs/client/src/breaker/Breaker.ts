@@ -192,6 +192,14 @@ export class Breaker {
   readonly onProbe: Event<ProbeEvent> = this.probe.event;
   readonly onFallback: Event<FallbackEvent> = this.fallback.event;
   readonly onPlan: Event<BreakerPlan> = this.plan.event;
+  private readonly refused: Record<RefusalReason, number> = {
+    local_open: 0,
+    paused: 0,
+    not_admitted: 0,
+    rate: 0,
+    concurrency: 0,
+    retry_after: 0,
+  };
 
   constructor(
     readonly dependency: string,
@@ -234,7 +242,9 @@ export class Breaker {
    * the self-probe or the probe token), so follow it with the call and record() its outcome.
    */
   allow(trafficClass: TrafficClass = this.defaultClass): boolean {
-    return this.admit(trafficClass) !== DENIED;
+    if (this.admit(trafficClass) !== DENIED) return true;
+    this.refused[this.refusalOf(trafficClass).reason] += 1;
+    return false;
   }
 
   /** Runs `fn` if the breaker admits it, classifies the result, and records it. */
@@ -246,7 +256,11 @@ export class Breaker {
     const signal = options?.signal;
     signal?.throwIfAborted();
     const admission = this.admit(trafficClass);
-    if (admission === DENIED) throw this.refusal(trafficClass);
+    if (admission === DENIED) {
+      const refusal = this.refusal(trafficClass);
+      this.refused[refusal.reason] += 1;
+      throw refusal;
+    }
     // Time only the calls whose latency is used: probes, slow checks, and the reservoir's sample.
     // Clock reads are the dearest part of a wrapped call, so most calls under load go untimed.
     const slot = this.local.latencySlot();
@@ -310,14 +324,30 @@ export class Breaker {
 
   /** Why a call of this class would be refused now, and for how long (for BreakerOpenError). */
   refusal(trafficClass: TrafficClass = this.defaultClass): BreakerOpenError {
+    const { reason, ms } = this.refusalOf(trafficClass);
+    return new BreakerOpenError(this.dependency, reason, ms);
+  }
+
+  /**
+   * Calls refused since the last call, by reason (allow() answering false, execute() throwing), handed
+   * to `each` and reset. Counted in a fixed record: a refusal allocates nothing for it.
+   */
+  drainRefusals(each: (reason: RefusalReason, count: number) => void): void {
+    for (const reason of Object.keys(this.refused) as RefusalReason[]) {
+      const n = this.refused[reason];
+      if (n === 0) continue;
+      this.refused[reason] = 0;
+      each(reason, n);
+    }
+  }
+
+  private refusalOf(trafficClass: TrafficClass): { reason: RefusalReason; ms: number } {
     const now = this.clock.now();
     const interval = this.host.heartbeatIntervalMs();
-    const wait = (reason: RefusalReason, ms: number) =>
-      new BreakerOpenError(
-        this.dependency,
-        reason,
-        Math.max(0, Math.ceil(Number.isFinite(ms) ? ms : interval)),
-      );
+    const wait = (reason: RefusalReason, ms: number) => ({
+      reason,
+      ms: Math.max(0, Math.ceil(Number.isFinite(ms) ? ms : interval)),
+    });
     if (this.nextAttemptAt > now) return wait('retry_after', this.nextAttemptAt - now);
     if (this.mode === 'blocked') return wait('paused', interval);
     const selfProbeAt = this.local.selfProbeAt;
