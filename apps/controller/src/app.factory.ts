@@ -56,6 +56,9 @@ export async function createControllerApp(
       void reply.status(body.statusCode).send(body);
     },
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // on close, drop every connection rather than wait out clients' keep-alive sockets (Fastify's
+    // keep-alive timeout is 72 s): fleet calls are idempotent or fenced and retried on the next tick
+    forceCloseConnections: true,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     logger: LOG_LEVELS[config.nodeEnv],
