@@ -7,6 +7,7 @@
 // loopback: a bounded number of requests at a bounded concurrency. The replica is the built dist,
 // as a child process, on a database and Redis key prefix of its own.
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
@@ -24,6 +25,10 @@ const PACED_PER_SEC = 2000;
 const PACED_MS = 3000;
 /** live instances asking for probe tokens (a lease lives 1 s: most paced requests are fresh grants) */
 const LEASERS = 3000;
+/** Linux's USER_HZ: /proc/<pid>/stat counts CPU time in these */
+const CLOCK_TICKS_PER_SEC = 100;
+/** replicas sharing one database for the aggregate run */
+const REPLICAS = 3;
 /** no run takes longer than this, whatever the machine */
 const TIME_CAP_MS = 60_000;
 
@@ -34,6 +39,8 @@ interface Result {
   perSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** Postgres CPU time (all its processes on this machine) per request during the run, µs */
+  pgUsPerReq?: number;
 }
 
 interface Target {
@@ -47,6 +54,8 @@ interface Target {
   ok: number;
   /** run before its measurement */
   before?: () => Promise<void>;
+  /** the port request i goes to, when several replicas share the load (sticky per instance) */
+  portOf?: (i: number) => number;
 }
 
 export async function run(): Promise<void> {
@@ -59,20 +68,20 @@ export async function run(): Promise<void> {
   const barePort = (bare.server.address() as AddressInfo).port;
 
   const database = testDatabase('bench');
-  const controller = await startController({
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: 'production',
-      DATABASE_URL: database.url,
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      RECLOSER_ADMIN_TOKEN: ADMIN_TOKEN,
-      // fleets registered just before their runs stay live through them; routine heartbeats
-      // rewrite their rows every TTL/4 (2.5 s): at 10,000 live that is every other heartbeat
-      RECLOSER_HEARTBEAT_INTERVAL_MS: '2000',
-      RECLOSER_HEARTBEAT_TTL_MS: '10000',
-      RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '100000000',
-    },
-  }).catch(async (err: unknown) => {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    DATABASE_URL: database.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    RECLOSER_ADMIN_TOKEN: ADMIN_TOKEN,
+    // fleets registered just before their runs stay live through them; routine heartbeats
+    // rewrite their rows every TTL/4 (2.5 s): at 10,000 live that is every other heartbeat
+    RECLOSER_HEARTBEAT_INTERVAL_MS: '2000',
+    RECLOSER_HEARTBEAT_TTL_MS: '10000',
+    RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '100000000',
+  };
+  const replicas: Awaited<ReturnType<typeof startController>>[] = [];
+  const controller = await startController({ env }).catch(async (err: unknown) => {
     await database.drop();
     await bare.close();
     throw err;
@@ -111,16 +120,26 @@ export async function run(): Promise<void> {
     // leases go to live instances only: heartbeats from all of them just before
     targets.push([{ ...lease, before: setup.registerLeasers }, leaseBare]);
     const rows: string[][] = [
-      ['endpoint', 'requests', 'errors', 'req/s', 'p50 ms', 'p99 ms', 'req/s vs bare', 'p99 vs bare'],
+      [
+        'endpoint',
+        'requests',
+        'errors',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'req/s vs bare',
+        'p99 vs bare',
+        'Postgres CPU µs/req',
+      ],
     ];
     for (const [subject, baseline] of targets) {
       // interleave: bare, subject, bare, subject … and keep the better of each (noise only slows)
       const b1 = await load(baseline, 0);
       await subject.before?.();
-      const s1 = await load(subject, 0);
+      const s1 = await measured(subject, 0);
       const b2 = await load(baseline, REQUESTS);
       await subject.before?.();
-      const s2 = await load(subject, REQUESTS);
+      const s2 = await measured(subject, REQUESTS);
       const b = b1.perSec >= b2.perSec ? b1 : b2;
       const s = s1.perSec >= s2.perSec ? s1 : s2;
       rows.push(row(s, b), row(b, null));
@@ -140,13 +159,40 @@ export async function run(): Promise<void> {
       PACED_MS,
     );
     rows.push(row(paced, null));
+
+    // the same routine load on REPLICAS replicas of one database, each instance sticking to one
+    const others = await Promise.all(
+      Array.from({ length: REPLICAS - 1 }, () =>
+        startController({ env: { ...env, RECLOSER_MIGRATE_ON_BOOT: 'false' } }),
+      ),
+    );
+    replicas.push(...others);
+    const ports = [controller.port, ...others.map((c) => c.port)];
+    const live = FLEETS.at(-1)!;
+    const spread: Target = {
+      name: `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live, ${REPLICAS} replicas`,
+      port: controller.port,
+      portOf: (i) => ports[(i % live) % ports.length]!,
+      path: '/v1/heartbeats',
+      token: setup.key,
+      body: (i) => setup.heartbeatBody(live, i % live),
+      ok: 200,
+    };
+    const { portOf: _sticky, ...alone } = spread;
+    await setup.register(live);
+    const one = await measured({ ...alone, name: '… the same on 1 replica' }, 0);
+    await setup.register(live, (i) => ports[i % ports.length]!);
+    const three = await measured(spread, REQUESTS);
+    rows.push(row(three, null), row(one, null));
     console.log(
       `one controller replica (child process) vs a bare Fastify route; ${REQUESTS} requests each, ` +
         `${CONCURRENCY} concurrent, keep-alive over loopback; best of two interleaved runs; ` +
-        `then lease grants paced at ${PACED_PER_SEC}/s for ${PACED_MS / 1000} s (open loop)`,
+        `then lease grants paced at ${PACED_PER_SEC}/s for ${PACED_MS / 1000} s (open loop); then ` +
+        `${REPLICAS} replicas of one database sharing the 10,000-instance load (one client, sticky by instance)`,
     );
     console.log(formatTable(rows));
   } finally {
+    for (const r of replicas) await r.stop();
     await controller.stop();
     await database.drop();
     await bare.close();
@@ -163,7 +209,38 @@ function row(r: Result, bare: Result | null): string[] {
     r.p99Ms.toFixed(2),
     bare ? `${(r.perSec / bare.perSec).toFixed(2)}x` : '',
     bare ? `${(r.p99Ms / bare.p99Ms).toFixed(1)}x` : '',
+    r.pgUsPerReq !== undefined ? r.pgUsPerReq.toFixed(0) : '',
   ];
+}
+
+/** CPU time (user + system) of every `postgres` process on this machine, in ms (Linux /proc). */
+function postgresCpuMs(): number {
+  let ticks = 0;
+  let dirs: string[] = [];
+  try {
+    dirs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return NaN;
+  }
+  for (const pid of dirs) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+      const fields = stat.slice(close + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SEC;
+}
+
+/** A load run with the Postgres CPU it cost. */
+async function measured(target: Target, offset: number): Promise<Result> {
+  const before = postgresCpuMs();
+  const r = await load(target, offset);
+  return { ...r, pgUsPerReq: ((postgresCpuMs() - before) * 1000) / Math.max(1, r.requests) };
 }
 
 async function load(target: Target, offset: number): Promise<Result> {
@@ -253,7 +330,7 @@ function send(agent: Agent, target: Target, i: number): Promise<number> {
       {
         agent,
         host: '127.0.0.1',
-        port: target.port,
+        port: target.portOf ? target.portOf(i) : target.port,
         path: target.path,
         method: 'POST',
         headers: {
@@ -279,8 +356,8 @@ interface Setup {
   leaseBody(i: number): unknown;
   heartbeatBody(fleet: number, i: number): unknown;
   rampingBody(i: number): unknown;
-  /** one heartbeat from each of the fleet's instances */
-  register(fleet: number): Promise<void>;
+  /** one heartbeat from each of the fleet's instances (instance i through port `portOf(i)`) */
+  register(fleet: number, portOf?: (i: number) => number): Promise<void>;
   /** one heartbeat from each of the RAMPING breaker's 1,000 instances */
   registerRamping(): Promise<void>;
   /** one heartbeat from each instance that asks for probe tokens */
@@ -328,8 +405,16 @@ async function prepare(port: number): Promise<Setup> {
     breakers?: { breakerId?: string }[];
     token?: string;
   }
-  const post = async (path: string, body: unknown): Promise<{ status: number; json: Answer | null }> => {
-    const res = await fetch(`${base}${path}`, { method: 'POST', headers: fleet, body: JSON.stringify(body) });
+  const post = async (
+    path: string,
+    body: unknown,
+    at: number = port,
+  ): Promise<{ status: number; json: Answer | null }> => {
+    const res = await fetch(`http://127.0.0.1:${at}${path}`, {
+      method: 'POST',
+      headers: fleet,
+      body: JSON.stringify(body),
+    });
     return { status: res.status, json: (await res.json().catch(() => null)) as Answer | null };
   };
   const beat = (group: string, dependency: string, instanceId: string, state: string) =>
@@ -444,7 +529,8 @@ async function prepare(port: number): Promise<Setup> {
     }),
     registerRamping: () => many(1000, (i) => beat('bench-ramp', 'bench-ramped', `ramp-${i}`, 'closed')),
     registerLeasers: () => many(LEASERS, (i) => beat('bench-probe', 'bench-llm', `lease-${i}`, 'paused')),
-    register: (fleetSize) => many(fleetSize, (i) => post('/v1/heartbeats', closedBody(fleetSize, i))),
+    register: (fleetSize, portOf) =>
+      many(fleetSize, (i) => post('/v1/heartbeats', closedBody(fleetSize, i), portOf?.(i))),
   };
 }
 
