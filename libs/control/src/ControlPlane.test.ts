@@ -17,7 +17,10 @@ const GROUP = 'g';
 const DEP = 'dep';
 const ID = `${GROUP}:${DEP}`;
 
-function setup(start = 0, extra: { maxBreakersPerGroup?: number; pools?: PoolConfig[] } = {}) {
+function setup(
+  start = 0,
+  extra: { maxBreakersPerGroup?: number; maxInstancesPerGroup?: number; pools?: PoolConfig[] } = {},
+) {
   const clock = new FakeClock(start);
   const control = createMemoryControlPlane({
     clock,
@@ -118,6 +121,30 @@ describe('ControlPlane: bounds', () => {
     expect(refused).toMatchObject({ kind: 'conflict' });
     expect((refused as Error).message).toMatch(/^breakers: group "g" has 2 breakers and may have at most 2/);
     expect((await hb('y', 'x')).breakers).toHaveLength(2);
+  });
+
+  it('refuses a new instance id once its group has as many instances as allowed, and keeps serving the stored ones', async () => {
+    const { control } = setup(0, { maxInstancesPerGroup: 3 });
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'closed');
+    const refused = await beat(control.plane, 'd', 'closed').catch((e: unknown) => e);
+    expect(refused).toMatchObject({ kind: 'conflict' });
+    expect((refused as Error).message).toMatch(
+      /^instanceId: group "g" has 3 instances and may have at most 3/,
+    );
+    expect(control.presence.instances.has(`${GROUP}\u0000d`)).toBe(false);
+    // a stored instance is served, through this process or a fresh one on the same stores
+    expect((await beat(control.plane, 'a', 'closed')).breakers).toHaveLength(1);
+    const { plane: _old, ...stores } = control;
+    const restarted = new ControlPlane(
+      { ...stores, clock: control.plane['ports'].clock, rng: seededRng(3) },
+      control.plane.settings,
+    );
+    expect((await beat(restarted, 'b', 'closed')).breakers).toHaveLength(1);
+    await expect(beat(restarted, 'e', 'closed')).rejects.toMatchObject({ kind: 'conflict' });
+    // another group is not limited by this one
+    await expect(
+      control.plane.heartbeat({ instanceId: 'd', group: 'other', region: 'eu-west', breakers: [] }),
+    ).resolves.toBeTruthy();
   });
 });
 

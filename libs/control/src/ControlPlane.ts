@@ -69,6 +69,8 @@ import type {
 const DENIED_WATCH = 'probe-denied';
 /** Breakers a group may have unless configured otherwise. */
 export const DEFAULT_MAX_BREAKERS_PER_GROUP = 1000;
+/** instances a group may have unless configured: ten times the largest fleet the benchmarks run */
+export const DEFAULT_MAX_INSTANCES_PER_GROUP = 100_000;
 /** The lifecycle tick (cooldowns, ramp gates) runs this often. */
 export const LIFECYCLE_TICK_MS = 1000;
 /** The live fleet's demand is re-read at most this often per breaker and process (a fraction of a heartbeat). */
@@ -138,6 +140,10 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   >();
   /** what routine heartbeats are answered from: breaker and figures as last read or committed here */
   private readonly view = new Map<string, { at: number; evaluated: Evaluated }>();
+  /** instances whose heartbeat this process has stored (group \0 instanceId): admitted already */
+  private readonly metInstances = new Set<string>();
+  /** a group's stored instance count, as last read */
+  private readonly groupSizes = new Map<string, { at: number; count: number }>();
   /** (group, dependency) → breaker id, as heartbeats and lookups met them */
   private readonly breakerIds = new Map<string, string>();
   /** counts state changes seen here: a read that began before one may not enter the view */
@@ -179,6 +185,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const now = clock.now();
     const { instanceId, group } = heartbeat;
     await groups.seen(group, now);
+    await this.admitInstance(group, instanceId, now);
     const poolOf = new Map<string, PoolConfig>();
     for (const v of heartbeat.breakers) poolOf.set(v.dependency, await pools.resolve(v.dependency, group));
 
@@ -225,6 +232,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       evaluated = new Map(verdicts.map((v, i) => [v.breakerId, shown[i]!]));
     } else {
       await written;
+      if (this.metInstances.size >= MAX_REPORTED_ENTRIES) this.metInstances.clear();
+      this.metInstances.add(`${group}\u0000${instanceId}`);
       if (this.reported.size >= MAX_REPORTED_ENTRIES) this.reported.clear();
       for (const v of verdicts)
         this.reported.set(reportKey(v.breakerId, instanceId), { state: v.verdict.state, writtenAt: now });
@@ -262,6 +271,33 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       leaseTtlMs: this.settings.heartbeatTtlMs,
       breakers: plans,
     };
+  }
+
+  /**
+   * A group's instances are bounded (fresh instance ids must not grow the tables without end). An
+   * instance this process has not met is counted against the bound, from a count at most
+   * LIVE_DEMAND_CACHE_MS old while the group is well below it, else exactly; a stored instance is
+   * never refused. Replicas admitting at the same instant may pass the bound by the few they add.
+   */
+  private async admitInstance(group: string, instanceId: string, now: number): Promise<void> {
+    const key = `${group}\u0000${instanceId}`;
+    if (this.metInstances.has(key)) return;
+    const max = this.settings.maxInstancesPerGroup ?? DEFAULT_MAX_INSTANCES_PER_GROUP;
+    const hit = this.groupSizes.get(group);
+    const recent = hit && now - hit.at < LIVE_DEMAND_CACHE_MS && now >= hit.at;
+    if (recent && hit.count + 1 < max * 0.9) {
+      hit.count += 1; // counted here until the next read: a burst of new ids reaches the exact check
+    } else {
+      const { count, known } = await this.ports.presence.groupInstances(group, instanceId);
+      if (this.groupSizes.size >= MAX_VIEW_ENTRIES) this.groupSizes.clear();
+      this.groupSizes.set(group, { at: now, count });
+      if (!known && count >= max) {
+        throw new ControlError(
+          'conflict',
+          `instanceId: group "${group}" has ${count} instances and may have at most ${max}; a new instance id is refused until silent ones are pruned or the limit is raised`,
+        );
+      }
+    }
   }
 
   /**

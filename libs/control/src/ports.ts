@@ -36,6 +36,8 @@ export interface ControlSettings {
   maxBreakersPerGroup?: number;
   /** quorum.near's band below the threshold, as a fraction of it (core QUORUM_NEAR_FRACTION when absent) */
   quorumNearFraction?: number;
+  /** instances a group may have (DEFAULT_MAX_INSTANCES_PER_GROUP when absent): new ones beyond are refused */
+  maxInstancesPerGroup?: number;
   /** routine heartbeats are answered from the view of a breaker this long at most (BREAKER_VIEW_MS when absent) */
   breakerViewMs?: number;
 }
@@ -99,6 +101,11 @@ export interface PresenceStore extends PresenceReader {
     now: number,
     routine?: boolean,
   ): Promise<void>;
+  /**
+   * How many instances of the group are stored (heard from within the retention of silent ones),
+   * and whether `instanceId` is one of them.
+   */
+  groupInstances(group: string, instanceId: string): Promise<{ count: number; known: boolean }>;
   /** whether this instance has a live verdict on this breaker */
   isLive(breakerId: string, instanceId: string, now: number): Promise<boolean>;
   /** the live instances' demand (may be a little stale: a fraction of a heartbeat) */

@@ -335,6 +335,10 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       expect(await h.ports.presence.isLive(id, 'a', h.ports.clock.now())).toBe(true);
       expect(await h.ports.presence.isLive(id, 'never', h.ports.clock.now())).toBe(false);
       expect(await h.ports.presence.isLive(id, 'a', h.ports.clock.now() + ttl)).toBe(false);
+      await beat(group, 'b', id, verdict(dep, 'open'));
+      expect(await h.ports.presence.groupInstances(group, 'a')).toEqual({ count: 2, known: true });
+      expect(await h.ports.presence.groupInstances(group, 'z')).toEqual({ count: 2, known: false });
+      expect(await h.ports.presence.groupInstances(unique('empty'), 'a')).toEqual({ count: 0, known: false });
       const poolId = (await h.ports.pools.resolve(dep)).id;
       expect(await h.ports.breakers.contendingGroups(poolId)).toBe(0);
       const to = (state: 'open' | 'probing' | 'ramping') =>

@@ -187,6 +187,15 @@ export class VerdictsRepository implements PresenceStore, BeforeApplicationShutd
     return { rows: (breakerId, since) => this.rows(breakerId, since, manager) };
   }
 
+  async groupInstances(group: string, instanceId: string): Promise<{ count: number; known: boolean }> {
+    const [row] = (await this.db.query(
+      `SELECT count(*)::int AS count, coalesce(bool_or(instance_id = $2), false) AS known
+       FROM instances WHERE group_name = $1`,
+      [group, instanceId],
+    )) as { count: number; known: boolean }[];
+    return { count: row?.count ?? 0, known: row?.known ?? false };
+  }
+
   async isLive(breakerId: string, instanceId: string, now: number): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
       `SELECT 1 FROM verdicts WHERE breaker_id = $1 AND instance_id = $2 AND reported_at > $3`,

@@ -1,4 +1,8 @@
-import { BREAKER_VIEW_MS, DEFAULT_MAX_BREAKERS_PER_GROUP } from '@recloser/control';
+import {
+  BREAKER_VIEW_MS,
+  DEFAULT_MAX_BREAKERS_PER_GROUP,
+  DEFAULT_MAX_INSTANCES_PER_GROUP,
+} from '@recloser/control';
 import { QUORUM_NEAR_FRACTION } from '@recloser/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
@@ -31,6 +35,8 @@ export class ControllerConfig {
   readonly isolationAfterMs: number;
   /** breakers a group may have: a heartbeat naming more new dependencies is refused (409) */
   readonly maxBreakersPerGroup: number;
+  /** instances a group may have: a heartbeat from one more new instance id is refused (409) */
+  readonly maxInstancesPerGroup: number;
   /** a replica answers routine heartbeats from its view of a breaker this long at most (0: always read) */
   readonly breakerViewMs: number;
   /** closed breakers of a group without a live instance this long are archived (hidden from lists) */
@@ -127,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
     heartbeatTtlMs: ttlMs,
     isolationAfterMs: parsed.RECLOSER_ISOLATION_AFTER_MS ?? 2 * ttlMs,
     maxBreakersPerGroup: parsed.RECLOSER_MAX_BREAKERS_PER_GROUP ?? DEFAULT_MAX_BREAKERS_PER_GROUP,
+    maxInstancesPerGroup: parsed.RECLOSER_MAX_INSTANCES_PER_GROUP ?? DEFAULT_MAX_INSTANCES_PER_GROUP,
     breakerViewMs: parsed.RECLOSER_BREAKER_VIEW_MS ?? BREAKER_VIEW_MS,
     archiveAfterMs,
     redisPrefix: parsed.RECLOSER_REDIS_PREFIX ?? `recloser:${databaseNameOf(databaseUrl)}`,

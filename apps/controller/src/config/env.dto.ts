@@ -118,6 +118,12 @@ export class EnvironmentVariables {
 
   @IsOptional()
   @Transform(toInt)
+  @Min(1)
+  @IsInt({ message: 'RECLOSER_MAX_INSTANCES_PER_GROUP must be a whole number' })
+  RECLOSER_MAX_INSTANCES_PER_GROUP?: number;
+
+  @IsOptional()
+  @Transform(toInt)
   @Min(0)
   @IsInt({ message: 'RECLOSER_BREAKER_VIEW_MS must be an integer number of milliseconds' })
   RECLOSER_BREAKER_VIEW_MS?: number;

@@ -67,6 +67,7 @@ export const controlPlaneProvider: Provider = {
         heartbeatTtlMs: config.heartbeatTtlMs,
         isolationAfterMs: config.isolationAfterMs,
         maxBreakersPerGroup: config.maxBreakersPerGroup,
+        maxInstancesPerGroup: config.maxInstancesPerGroup,
         quorumNearFraction: config.quorumNearFraction,
         breakerViewMs: config.breakerViewMs,
       },

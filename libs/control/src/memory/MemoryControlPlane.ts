@@ -42,6 +42,7 @@ export function createMemoryControlPlane(opts: MemoryControlOptions): MemoryCont
     heartbeatTtlMs: opts.heartbeatTtlMs,
     isolationAfterMs: opts.isolationAfterMs,
     ...(opts.maxBreakersPerGroup !== undefined ? { maxBreakersPerGroup: opts.maxBreakersPerGroup } : {}),
+    ...(opts.maxInstancesPerGroup !== undefined ? { maxInstancesPerGroup: opts.maxInstancesPerGroup } : {}),
   };
   const events = new MemoryEventLog((err, e) =>
     opts.hooks?.warn?.(`consumer of ${e.type} ${e.id}: ${String(err)}`),

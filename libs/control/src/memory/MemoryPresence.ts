@@ -20,6 +20,7 @@ export class MemoryPresence implements PresenceStore {
   private latest = Number.NEGATIVE_INFINITY;
   /** instances and their region, as the controller's `instances` table */
   readonly instances = new Map<string, { group: string; region: string; lastSeenAt: number }>();
+  private readonly perGroup = new Map<string, number>();
 
   constructor(
     private readonly heartbeatTtlMs: number,
@@ -33,7 +34,10 @@ export class MemoryPresence implements PresenceStore {
     now: number,
   ): Promise<void> {
     this.latest = Math.max(this.latest, now);
-    this.instances.set(`${heartbeat.group}\u0000${heartbeat.instanceId}`, {
+    const key = `${heartbeat.group}\u0000${heartbeat.instanceId}`;
+    if (!this.instances.has(key))
+      this.perGroup.set(heartbeat.group, (this.perGroup.get(heartbeat.group) ?? 0) + 1);
+    this.instances.set(key, {
       group: heartbeat.group,
       region: heartbeat.region,
       lastSeenAt: now,
@@ -56,6 +60,10 @@ export class MemoryPresence implements PresenceStore {
       });
       if (open) rows.open += 1;
     }
+  }
+
+  async groupInstances(group: string, instanceId: string): Promise<{ count: number; known: boolean }> {
+    return { count: this.perGroup.get(group) ?? 0, known: this.instances.has(`${group}\u0000${instanceId}`) };
   }
 
   async rows(breakerId: string, since: number): Promise<VerdictRow[]> {
