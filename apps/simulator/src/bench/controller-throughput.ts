@@ -267,13 +267,17 @@ async function load(target: Target, offset: number): Promise<Result> {
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const elapsedMs = performance.now() - started;
   agent.destroy();
+  return summarize(target.name, latencies, errors, performance.now() - started);
+}
+
+/** Throughput and latency quantiles of one run. */
+function summarize(name: string, latencies: number[], errors: number, elapsedMs: number): Result {
   latencies.sort((a, b) => a - b);
   const at = (q: number) =>
     latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
-    name: target.name,
+    name,
     requests: latencies.length,
     errors,
     perSec: (latencies.length / elapsedMs) * 1000,
@@ -308,19 +312,8 @@ async function loadPaced(target: Target, perSec: number, forMs: number): Promise
     );
   }
   await Promise.all(inFlight);
-  const elapsedMs = performance.now() - started;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return {
-    name: target.name,
-    requests: latencies.length,
-    errors,
-    perSec: (latencies.length / elapsedMs) * 1000,
-    p50Ms: at(0.5),
-    p99Ms: at(0.99),
-  };
+  return summarize(target.name, latencies, errors, performance.now() - started);
 }
 
 function send(agent: Agent, target: Target, i: number): Promise<number> {
