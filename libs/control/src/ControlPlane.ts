@@ -621,8 +621,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     verdict: BreakerVerdict,
     receivedAt: number,
   ): Promise<Allowance> {
-    const { epoch, step, stepSince } = breaker.globalState;
-    if (step === null) return {};
+    const { epoch, step, stepSince, level } = breaker.globalState;
+    if (step === null || level === null) return {};
     if (stepSince !== null) {
       // counted only if this window ran wholly under the step (core countsTowardStep, in the store)
       await this.ports.evidence.add(
@@ -640,7 +640,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       periodMs,
       async () => {
         const live = withCurrent(await this.liveDemand(breaker.id, receivedAt), instanceId, verdict);
-        return divideAllowances(pool, step, live, rotation);
+        return divideAllowances(pool, { step, level }, live, rotation);
       },
     );
   }
