@@ -8,9 +8,10 @@
 // recovery is instant); 'collapse' behaves like providers seen in metastable failures (Bronson et
 // al., HotOS'21; Huang et al., OSDI'22): every arrival and every rejection costs slot time, callers
 // time out before the provider does and the calls they abandoned are still served (wasted work),
-// service slows as the queue grows, and the provider comes back from an outage cold, warming up only
-// while its offered load stays below `lowWater` of what it serves now, at a speed set by its goodput;
-// overloaded it loses health down to `minHealth` and stays there until the load falls.
+// service slows as the queue fills beyond QUEUE_KNEE, and the provider comes back from an outage cold,
+// warming up only while its offered load stays below `lowWater` of what it serves now, at a speed
+// set by its goodput; overloaded (shedding or wasting a share of its arrivals) it loses health down
+// to `minHealth` and stays there until the load falls.
 import type { Simulation } from '../engine/Simulation.js';
 
 export type ProviderModel = 'simple' | 'collapse';
@@ -23,7 +24,7 @@ export interface CollapseOptions {
   connectCostMs: number;
   /** slot time every rejection (429, 503) costs on top */
   rejectCostMs: number;
-  /** service time grows by this × the queue's fill (0..1): contention, GC, cache misses */
+  /** service time grows by this × the queue's fill beyond QUEUE_KNEE (0..1): contention, GC, cache misses */
   queueSlowdown: number;
   /** health (share of its slots it can use) right after an outage ends */
   coldHealth: number;
@@ -31,11 +32,15 @@ export interface CollapseOptions {
   minHealth: number;
   /** health regained per second at full goodput while not overloaded */
   warmPerSec: number;
-  /** health lost per second while the offered load exceeds what it serves */
+  /** health lost per second while overloaded: more than `overloadShare` of its arrivals rejected or wasted */
   decayPerSec: number;
+  overloadShare: number;
   /** it only warms up while the offered load is below this share of what it serves now */
   lowWater: number;
 }
+
+/** The queue's fill beyond which service slows (collapse model): a busy provider queues, an overloaded one thrashes. */
+export const QUEUE_KNEE = 0.8;
 
 export const DEFAULT_COLLAPSE: CollapseOptions = {
   clientTimeoutMs: 1500,
@@ -46,6 +51,7 @@ export const DEFAULT_COLLAPSE: CollapseOptions = {
   minHealth: 0.25,
   warmPerSec: 0.1,
   decayPerSec: 0.1,
+  overloadShare: 0.1,
   lowWater: 0.9,
 };
 
@@ -194,9 +200,10 @@ export class Provider {
 
   /**
    * The end of a simulated second (the runner calls it once a second). Collapse model: overloaded
-   * (more arrivals than it serves now) it loses health; with its load below `lowWater` of what it
-   * serves it regains health at a pace set by its goodput (answers its callers still wanted over
-   * all its work); in between it holds. The simple model only resets its counters.
+   * (more than `overloadShare` of its arrivals rejected or served for nobody) it loses health; with
+   * its load below `lowWater` of what it serves it regains health at a pace set by its goodput
+   * (answers its callers still wanted over all its work); in between it holds. The simple model only
+   * resets its counters.
    */
   endSecond(regionCount: number): void {
     const c = this.collapse;
@@ -208,7 +215,8 @@ export class Provider {
     }
     if (!c || this.outage) return;
     const serves = this.servableRatePerSec(regionCount);
-    if (arrivals > serves) this.health = Math.max(c.minHealth, this.health - c.decayPerSec);
+    if (rejected + wasted > c.overloadShare * arrivals)
+      this.health = Math.max(c.minHealth, this.health - c.decayPerSec);
     else if (arrivals <= c.lowWater * serves) {
       const work = good + wasted + rejected;
       const goodput = work > 0 ? good / work : 1;
@@ -313,9 +321,9 @@ export class Provider {
     let service = this.serviceMs();
     const c = this.collapse;
     if (c) {
-      // overheads of the last second and a filling queue stretch every call's service
-      service *=
-        1 + pool.lastOverheadMs / (slots * 1000) + (c.queueSlowdown * pool.queued()) / this.maxQueue();
+      // overheads of the last second and a queue filling past its knee stretch every call's service
+      const beyondKnee = Math.max(0, pool.queued() / this.maxQueue() - QUEUE_KNEE) / (1 - QUEUE_KNEE);
+      service *= 1 + pool.lastOverheadMs / (slots * 1000) + c.queueSlowdown * beyondKnee;
     }
     // the slot is held for the service time; the caller sees more as the pool fills up
     const utilisation = pool.busy / slots;

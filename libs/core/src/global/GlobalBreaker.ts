@@ -160,6 +160,8 @@ export function probeIntervalMs(pool: PoolConfig, rng: Rng): number {
 /** A limit found k times is tried above again after SETTLE_DWELLS·dwell·2^k, at most 2^MAX_CEILING_EXPONENT× that. */
 export const MAX_CEILING_EXPONENT = 5;
 export const SETTLE_DWELLS = 5;
+/** A settled level is judged over windows of this many dwells (a few failures in one dwell are noise). */
+export const SETTLED_WINDOW_DWELLS = 3;
 
 export function ceilingRetryWaitMs(dwellMs: number, ceilingRetries: number): number {
   return SETTLE_DWELLS * dwellMs * 2 ** Math.min(MAX_CEILING_EXPONENT, Math.max(0, ceilingRetries));
@@ -340,7 +342,10 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     return { next: { ...s, drainingUntil: null, stepSince: now }, transitions: [] };
   }
   if (!sample) return unchanged(s);
-  const gates = explainGates(sample, ramp.gates, ramp.minSample);
+  const latency = sample.latencyP95Ms;
+  const base = s.baselineLatencyMs;
+  const ratio = latency !== null && base !== null && base > 0 ? latency / base : null;
+  const gates = inflationGate(explainGates(sample, ramp.gates, ramp.minSample), ratio, ramp.latencyInflation);
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
     next,
     transitions: [
@@ -389,8 +394,9 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
       failedRecoveries: reopened.failedRecoveries,
     });
   }
-  if (s.rampPaused || now < stepSince + ramp.dwellMs || gates.outcome === 'insufficient')
-    return unchanged(s);
+  // a settled level is judged over longer windows: a few failures in two seconds are noise there
+  const window = s.settled ? SETTLED_WINDOW_DWELLS * ramp.dwellMs : ramp.dwellMs;
+  if (s.rampPaused || now < stepSince + window || gates.outcome === 'insufficient') return unchanged(s);
 
   if (gates.outcome === 'degrade') {
     const failed = gates.failed.join(', ');
@@ -412,7 +418,6 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
   }
 
   // pass
-  const latency = sample.latencyP95Ms;
   const baselineLatencyMs =
     latency !== null && latency > 0 ? Math.min(latency, s.baselineLatencyMs ?? latency) : s.baselineLatencyMs;
   const passed: Partial<GlobalBreakerState> = {
@@ -456,8 +461,6 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     }
   }
   // climb: nothing failed, or the wait above a limit is over (the limit is forgotten, not its retries)
-  const ratio =
-    latency !== null && baselineLatencyMs !== null && baselineLatencyMs > 0 ? latency / baselineLatencyMs : null;
   const retrying = s.failedLevel !== null;
   const learned = retrying ? Math.min(s.sustainedLevel ?? heldNow, heldNow) : s.sustainedLevel;
   const to = grownLevel(ramp, heldNow, learned, ratio);
@@ -466,6 +469,15 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
     : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
   return move(next, reason);
+}
+
+/**
+ * A level whose p95 latency grew past `inflation` × the lowest of this recovery is queueing: the
+ * provider is past its capacity before it fails calls, so the ramp counts it as degraded.
+ */
+function inflationGate(g: GateFigures, ratio: number | null, inflation: number): GateFigures {
+  if (g.outcome !== 'pass' || ratio === null || !(ratio > inflation)) return g;
+  return { ...g, outcome: 'degrade', failed: [...g.failed, 'latencyInflation'] };
 }
 
 /** "12.5 %" */

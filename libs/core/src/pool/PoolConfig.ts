@@ -55,7 +55,11 @@ export interface RampConfig {
   probeGrowth: number;
   /** settle at most (1 − headroom) × the lowest level that failed in this recovery */
   headroom: number;
-  /** p95 latency over the recovery's lowest at which the growth is at its smallest (> 1) */
+  /**
+   * p95 latency over the lowest of this recovery at which the growth is at its smallest and beyond
+   * which a level counts as degraded (the provider queues: past its capacity before calls fail);
+   * a large value turns the latency signal off
+   */
   latencyInflation: number;
   /** classes admitted in this order: class k joins the ramp at step k */
   classOrder: TrafficClass[];

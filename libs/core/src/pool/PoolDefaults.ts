@@ -48,10 +48,10 @@ export const DEFAULT_RAMP: RampConfig = {
   dwellMs: 2000,
   // the smallest sample judged; a level too small to gather it in the floor dwells longer
   minSample: 10,
-  growth: 2,
+  growth: 3,
   probeGrowth: 1.1,
-  headroom: 0.1,
-  latencyInflation: 2,
+  headroom: 0.05,
+  latencyInflation: 3,
   classOrder: ['standard'],
   gates: DEFAULT_GATES,
 };

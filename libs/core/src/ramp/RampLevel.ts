@@ -10,9 +10,9 @@
 import type { RampConfig } from '../pool/PoolConfig.js';
 
 /** Bisection stops when the next level would be within this share above the level that held. */
-export const BISECT_PRECISION = 0.05;
-/** A level that degrades with nothing lower known to hold falls to this share of itself (CUBIC's β). */
-export const LEVEL_DECREASE = 0.7;
+export const BISECT_PRECISION = 0.02;
+/** A level that degrades with nothing lower known to hold falls to this share of itself (between CUBIC's 0.7 and a step of headroom). */
+export const LEVEL_DECREASE = 0.8;
 /** The growth never shrinks below this share of (growth − 1): a fleet that is slow anyway still climbs. */
 export const MIN_GROWTH_SHARE = 0.1;
 
