@@ -32,7 +32,7 @@ export interface CollapseOptions {
   minHealth: number;
   /** health regained per second at full goodput while not overloaded */
   warmPerSec: number;
-  /** health lost per second while overloaded: more than `overloadShare` of its arrivals rejected or wasted */
+  /** health lost per second while overloaded: more than `overloadShare` of its arrivals rejected or wasted (smoothed) */
   decayPerSec: number;
   overloadShare: number;
   /** it only warms up while the offered load is below this share of what it serves now */
@@ -147,6 +147,8 @@ export class Provider {
   private readonly collapse: CollapseOptions | null;
   /** share of its slots the provider can use (collapse model; always 1 in the simple model) */
   private health = 1;
+  /** the share of arrivals rejected or wasted, smoothed over the last seconds (collapse model) */
+  private overload = 0;
   /** this second's arrivals, rejections, answers delivered and calls served for nobody */
   private second = { arrivals: 0, rejected: 0, good: 0, wasted: 0 };
   /** wasted calls (served after their caller gave up) over the run */
@@ -215,8 +217,10 @@ export class Provider {
     }
     if (!c || this.outage) return;
     const serves = this.servableRatePerSec(regionCount);
-    if (rejected + wasted > c.overloadShare * arrivals)
-      this.health = Math.max(c.minHealth, this.health - c.decayPerSec);
+    // overload is judged on a smoothed share (half-life one second): one bursty second is not metastability
+    const share = arrivals > 0 ? (rejected + wasted) / arrivals : 0;
+    this.overload = (this.overload + share) / 2;
+    if (this.overload > c.overloadShare) this.health = Math.max(c.minHealth, this.health - c.decayPerSec);
     else if (arrivals <= c.lowWater * serves) {
       const work = good + wasted + rejected;
       const goodput = work > 0 ? good / work : 1;

@@ -160,6 +160,8 @@ export function probeIntervalMs(pool: PoolConfig, rng: Rng): number {
 /** A limit found k times is tried above again after SETTLE_DWELLS·dwell·2^k, at most 2^MAX_CEILING_EXPONENT× that. */
 export const MAX_CEILING_EXPONENT = 5;
 export const SETTLE_DWELLS = 5;
+/** After a step down the landing level is not judged for this many dwells: the provider drains what queued above it. */
+export const DRAIN_DWELLS = 2;
 /** A settled level is judged over windows of this many dwells (a few failures in one dwell are noise). */
 export const SETTLED_WINDOW_DWELLS = 3;
 
@@ -365,7 +367,7 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     level: to,
     stepSince: now,
     settled: false,
-    drainingUntil: to < level ? now + ramp.dwellMs : null,
+    drainingUntil: to < level ? now + DRAIN_DWELLS * ramp.dwellMs : null,
     ...extra,
   });
   /** a limit found at `failed`: remembered, and tried above again only after a growing wait */
@@ -429,7 +431,13 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     const figures: TransitionFigures = load ? { load: load.classes } : {};
     if (load?.binding) {
       // lifting the limits now would send the whole backlog at once: stay, judged again each dwell
-      const next: GlobalBreakerState = { ...s, ...passed, stepSince: now, settled: true, sustainedLevel: top };
+      const next: GlobalBreakerState = {
+        ...s,
+        ...passed,
+        stepSince: now,
+        settled: true,
+        sustainedLevel: top,
+      };
       if (s.settled) return { next, transitions: [] };
       const reason = `top level held but the fleet wants more than it allows (${describeLoad(load)}): settled, still throttled`;
       return move(next, reason, figures);
@@ -506,7 +514,15 @@ export function onProbeResult(
   const probesToPass = Math.max(1, pool.probe.probesToPass);
   if (verdict === 'fail') {
     // the provider is still down: probe again soon; only a collapsed ramp backs off
-    const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries, false, probeIntervalMs(pool, rng));
+    const { next, cooldownMs } = open(
+      s,
+      now,
+      pool,
+      rng,
+      s.failedRecoveries,
+      false,
+      probeIntervalMs(pool, rng),
+    );
     const figures: TransitionFigures = {
       probe: { ...observed, verdict, probesPassed: s.probesPassed, probesToPass },
       cooldownMs,

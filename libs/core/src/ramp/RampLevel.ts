@@ -3,7 +3,8 @@
 // - it starts at the pool's first step and, while nothing failed, grows geometrically from the last
 //   level that held — by `growth` below the level the breaker last sustained (its learned capacity),
 //   by `probeGrowth` above it — the growth shrinking to a tenth as the step's p95 latency inflates
-//   toward `latencyInflation` × the lowest seen in this recovery (queueing shows before failures);
+//   halfway toward `latencyInflation` × the lowest seen in this recovery (queueing shows before
+//   failures; past `latencyInflation` the level counts as degraded: GlobalBreaker.ts);
 // - once a level failed, it bisects between the last level that held and the lowest that failed,
 //   never above (1 − headroom) × the failed level, and settles when the gap is within BISECT_PRECISION;
 // - a level that held once and then degrades (the provider lost capacity) falls multiplicatively.
@@ -41,10 +42,12 @@ export function growthAfter(
 ): number {
   const learned = sustained ?? topLevel(ramp);
   const g = held < learned ? ramp.growth : ramp.probeGrowth;
+  // the growth is spent by the time latency has inflated halfway to where a level counts as degraded
+  const half = (ramp.latencyInflation - 1) / 2;
   const slack =
     latencyRatio === null || !Number.isFinite(latencyRatio)
       ? 1
-      : clamp((ramp.latencyInflation - latencyRatio) / (ramp.latencyInflation - 1), MIN_GROWTH_SHARE, 1);
+      : clamp((1 + half - latencyRatio) / half, MIN_GROWTH_SHARE, 1);
   return 1 + (g - 1) * slack;
 }
 
@@ -68,7 +71,11 @@ export function grownLevel(
  * Between the level that held and the lowest that failed: their midpoint, at most (1 − headroom) ×
  * failed. null when that is not worth a move (within BISECT_PRECISION of held): settle at held.
  */
-export function bisectedLevel(ramp: Pick<RampConfig, 'headroom'>, held: number, failed: number): number | null {
+export function bisectedLevel(
+  ramp: Pick<RampConfig, 'headroom'>,
+  held: number,
+  failed: number,
+): number | null {
   const next = Math.min((held + failed) / 2, failed * (1 - ramp.headroom));
   return next > held * (1 + BISECT_PRECISION) ? next : null;
 }
