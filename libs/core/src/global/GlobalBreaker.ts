@@ -62,7 +62,7 @@ export interface GlobalBreakerState {
   failedLevel: number | null;
   /** times a limit was found again: the wait before trying above it is 5·dwell·2^retries (capped) */
   ceilingRetries: number;
-  /** set with failedLevel: levels above the settled one may be tried again from this time */
+  /** set while settled below failedLevel: levels above the settled one may be tried again from this time */
   nextStepUpAfter: number | null;
   /** the lowest p95 latency seen in this recovery (the probes' and the levels' that passed) */
   baselineLatencyMs: number | null;
@@ -370,15 +370,12 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     drainingUntil: to < level ? now + DRAIN_DWELLS * ramp.dwellMs : null,
     ...extra,
   });
-  /** a limit found at `failed`: remembered, and tried above again only after a growing wait */
-  const limitFound = (failed: number): Partial<GlobalBreakerState> => {
-    const retries = s.failedLevel !== null ? s.ceilingRetries + 1 : s.ceilingRetries;
-    return {
-      failedLevel: Math.min(failed, s.failedLevel ?? failed),
-      ceilingRetries: retries,
-      nextStepUpAfter: now + ramp.dwellMs + ceilingRetryWaitMs(ramp.dwellMs, retries),
-    };
-  };
+  /** a limit found at `failed`: remembered; found again, the wait before trying above it grows */
+  const limitFound = (failed: number): Partial<GlobalBreakerState> => ({
+    failedLevel: Math.min(failed, s.failedLevel ?? failed),
+    ceilingRetries: s.failedLevel !== null || s.settled ? s.ceilingRetries + 1 : s.ceilingRetries,
+    nextStepUpAfter: null,
+  });
   const held = s.heldLevel !== null && s.heldLevel < level ? s.heldLevel : null;
 
   // a collapse acts at once (no dwell, even paused): land on the last level that held, else reopen;
@@ -453,18 +450,21 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
       const next = levelTo(between, passed);
       return move(next, `level ${pct(level)} held, ${pct(s.failedLevel)} did not: trying ${pct(between)}`);
     }
-    if (now < (s.nextStepUpAfter ?? 0)) {
-      // settled below the limit; a fresh window each dwell, so a later degrade is not diluted
+    // settled below the limit, tried above again after a wait that grows each time it is found
+    const retryAt = s.nextStepUpAfter ?? now + ceilingRetryWaitMs(ramp.dwellMs, s.ceilingRetries);
+    if (now < retryAt) {
+      // a fresh window each time, so a later degrade is not diluted by a long healthy history
       const next: GlobalBreakerState = {
         ...s,
         ...passed,
         stepSince: now,
         settled: true,
+        nextStepUpAfter: retryAt,
         sustainedLevel: heldNow,
       };
       if (s.settled) return { next, transitions: [] };
       return move(next, `settled at level ${pct(level)}: ${pct(s.failedLevel)} did not hold`, {
-        nextStepUpAfter: s.nextStepUpAfter,
+        nextStepUpAfter: retryAt,
       });
     }
   }
