@@ -155,7 +155,13 @@ describe('PROBING', () => {
       42_000,
       rng(),
     );
-    expect(two.next).toMatchObject({ state: 'ramping', step: 0, level: 0.01, stepSince: 42_000, settled: false });
+    expect(two.next).toMatchObject({
+      state: 'ramping',
+      step: 0,
+      level: 0.01,
+      stepSince: 42_000,
+      settled: false,
+    });
     expect(two.transitions[0]).toMatchObject({ from: 'probing', to: 'ramping', step: 0, actor: 'probe' });
   });
 
@@ -220,7 +226,13 @@ describe('RAMPING: growth and the dwell', () => {
     const d = tick(s, DWELL + 1, good);
     expect(d.next).toMatchObject({ step: 1, stepSince: DWELL + 1, heldLevel: 0.01 });
     expect(d.next.level).toBeCloseTo(0.03, 10);
-    expect(d.transitions[0]).toMatchObject({ from: 'ramping', to: 'ramping', fromStep: 0, step: 1, actor: 'ramp' });
+    expect(d.transitions[0]).toMatchObject({
+      from: 'ramping',
+      to: 'ramping',
+      fromStep: 0,
+      step: 1,
+      actor: 'ramp',
+    });
     expect(d.transitions[0]!.figures.level).toBeCloseTo(0.03, 10);
   });
 
@@ -254,7 +266,13 @@ describe('RAMPING: growth and the dwell', () => {
       if (d.next.state === 'ramping') expect(d.next.level!).toBeLessThanOrEqual(1);
       s = d.next;
     }
-    expect(s).toMatchObject({ state: 'closed', failedRecoveries: 0, step: null, level: null, sustainedLevel: 1 });
+    expect(s).toMatchObject({
+      state: 'closed',
+      failedRecoveries: 0,
+      step: null,
+      level: null,
+      sustainedLevel: 1,
+    });
   });
 });
 
@@ -289,7 +307,9 @@ describe('RAMPING: finding the limit', () => {
     expect(s.settled).toBe(true);
     expect(seen[0]).toBeCloseTo((0.03 + 0.09) / 2, 10);
     // settled within BISECT_PRECISION of the headroom cap
-    expect(s.level!).toBeGreaterThanOrEqual((0.09 * (1 - pool.ramp.headroom)) / (1 + BISECT_PRECISION) - 1e-12);
+    expect(s.level!).toBeGreaterThanOrEqual(
+      (0.09 * (1 - pool.ramp.headroom)) / (1 + BISECT_PRECISION) - 1e-12,
+    );
     expect(s.sustainedLevel).toBe(s.level);
   });
 
@@ -627,7 +647,8 @@ describe('invariants (property)', () => {
               );
           }
           const at = admittedLevel(d.next);
-          if (at !== null) expect(Object.keys(stepBudget(pool, { step: d.next.step!, level: at }))).toEqual(['standard']);
+          if (at !== null)
+            expect(Object.keys(stepBudget(pool, { step: d.next.step!, level: at }))).toEqual(['standard']);
           // a climb is never above the last level that held times the growth factor
           if (s.level !== null && d.next.level !== null && d.next.level > s.level && s.state === 'ramping') {
             expect(d.next.level).toBeLessThanOrEqual(d.next.heldLevel! * pool.ramp.growth + 1e-12);

@@ -52,7 +52,13 @@ describe('upgradeGlobalState', () => {
   it('keeps the values a state has', () => {
     const s = upgradeGlobalState({ ...V1_OPEN, state: 'ramping', drainingUntil: 5, quorumQuietUntil: 7 });
     expect(s).toMatchObject({ state: 'ramping', drainingUntil: 5, quorumQuietUntil: 7, v: 3 });
-    const v3 = upgradeGlobalState({ ...s, level: 0.2, heldLevel: 0.1, failedLevel: 0.3, sustainedLevel: 0.5 });
+    const v3 = upgradeGlobalState({
+      ...s,
+      level: 0.2,
+      heldLevel: 0.1,
+      failedLevel: 0.3,
+      sustainedLevel: 0.5,
+    });
     expect(v3).toMatchObject({ level: 0.2, heldLevel: 0.1, failedLevel: 0.3, sustainedLevel: 0.5 });
   });
 

@@ -30,9 +30,13 @@ describe('fleetDemand', () => {
 
 describe('stepLoad', () => {
   it('is binding only when demand exceeds the step rate: at the rate it is not, an ulp above it is', () => {
-    expect(stepLoad(twoClassPool(), gridAt(twoClassPool(), LAST), { standard: 500, long_context: 20 }).binding).toBe(false);
+    expect(
+      stepLoad(twoClassPool(), gridAt(twoClassPool(), LAST), { standard: 500, long_context: 20 }).binding,
+    ).toBe(false);
     expect(stepLoad(twoClassPool(), gridAt(twoClassPool(), LAST), { standard: 500.001 }).binding).toBe(true);
-    expect(stepLoad(twoClassPool(), gridAt(twoClassPool(), LAST), { long_context: 20.001 }).binding).toBe(true);
+    expect(stepLoad(twoClassPool(), gridAt(twoClassPool(), LAST), { long_context: 20.001 }).binding).toBe(
+      true,
+    );
     expect(stepLoad(twoClassPool(), gridAt(twoClassPool(), LAST), {}).binding).toBe(false);
   });
 
