@@ -27,6 +27,7 @@ import {
   startLevel,
   topLevel,
 } from '../ramp/RampLevel.js';
+import { stepBudget } from '../ramp/Allowance.js';
 import { describeLoad, stepLoad, type ClassLoad } from '../ramp/StepLoad.js';
 import type { GlobalState, TrafficClass } from '../wire.js';
 import { GLOBAL_STATE_VERSION } from './StateVersion.js';
@@ -158,10 +159,12 @@ export function probeIntervalMs(pool: PoolConfig, rng: Rng): number {
 }
 
 /** A limit found k times is tried above again after SETTLE_DWELLS·dwell·2^k, at most 2^MAX_CEILING_EXPONENT× that. */
-export const MAX_CEILING_EXPONENT = 5;
+export const MAX_CEILING_EXPONENT = 2;
 export const SETTLE_DWELLS = 5;
 /** After a step down the landing level is not judged for this many dwells: the provider drains what queued above it. */
 export const DRAIN_DWELLS = 2;
+/** A level's pass counts once its sample carried this share of a dwell at the level's rate (or the demand). */
+export const USED_SHARE = 0.5;
 /** A settled level is judged over windows of this many dwells (a few failures in one dwell are noise). */
 export const SETTLED_WINDOW_DWELLS = 3;
 
@@ -416,7 +419,10 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     return move(next, `gates degraded at level ${pct(level)} (${failed}): down to ${pct(lower)}`);
   }
 
-  // pass
+  // pass, but only once the level was used: it must have carried USED_SHARE of a dwell at its rate
+  // (or at the fleet's demand, when that is lower); a level judged on a sample of less load than it
+  // admits would pass without having been tried (instances take up a new allowance gradually)
+  if (sample.attempts < usedEnough(pool, step, level, demand)) return unchanged(s);
   const baselineLatencyMs =
     latency !== null && latency > 0 ? Math.min(latency, s.baselineLatencyMs ?? latency) : s.baselineLatencyMs;
   const passed: Partial<GlobalBreakerState> = {
@@ -477,6 +483,21 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
     : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
   return move(next, reason);
+}
+
+/** Attempts a level's sample needs before a pass counts: USED_SHARE of a dwell at min(its rate, demand). */
+export function usedEnough(
+  pool: PoolConfig,
+  step: number,
+  level: number,
+  demand: Record<TrafficClass, number> | undefined,
+): number {
+  let rate = 0;
+  for (const [cls, budget] of Object.entries(stepBudget(pool, { step, level }))) {
+    const wanted = demand ? (demand[cls] ?? 0) : Number.POSITIVE_INFINITY;
+    rate += Math.min(budget.ratePerSec, Number.isFinite(wanted) && wanted >= 0 ? wanted : budget.ratePerSec);
+  }
+  return Math.floor(USED_SHARE * rate * (pool.ramp.dwellMs / 1000));
 }
 
 /**
