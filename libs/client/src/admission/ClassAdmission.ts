@@ -42,10 +42,8 @@ export class ClassAdmission {
       this.concurrency = 0;
       return;
     }
-    // a first admission starts empty: the instances a step admits together earn their first call
-    // at the step's rate instead of all spending a full burst in the same second
     if (this.bucket === null)
-      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock, 0);
+      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock);
     else this.bucket.reset(allowance.ratePerSec, allowance.burst);
     this.admittedNow = true;
     this.concurrency = allowance.concurrency;

@@ -44,15 +44,15 @@ const reached = { reached: true, open: 6, live: 10, threshold: 5, formedBy: ['a'
 
 // the probes answer in 200 ms: a level at 200 ms shows no queueing
 const good: RampSample = {
-  attempts: 50,
-  successes: 50,
+  attempts: 1000,
+  successes: 1000,
   rateLimited: 0,
   latencyP95Ms: 200,
   ttftP95Ms: 100,
   queueAgeMs: 0,
 };
-const degraded: RampSample = { ...good, successes: 45 };
-const collapsed: RampSample = { ...good, successes: 5 };
+const degraded: RampSample = { ...good, successes: 900 };
+const collapsed: RampSample = { ...good, successes: 100 };
 const thin: RampSample = { ...good, attempts: 9, successes: 9 };
 
 function opened(now = 0): GlobalBreakerState {
@@ -240,6 +240,23 @@ describe('RAMPING: growth and the dwell', () => {
     const s = ramping(0);
     expect(tick(s, 60 * DWELL, thin).next).toBe(s);
     expect(tick(s, 60 * DWELL, good).next.step).toBe(1);
+  });
+
+  it('a pass counts only once the level was used: half a dwell at its rate, or at the demand when lower', () => {
+    let s = ramping(0);
+    for (let i = 0; i < 4; i++) s = pass(s).next; // 0.01 → 0.03 → 0.09 → 0.27 → 0.81
+    expect(s.level).toBeCloseTo(0.81, 10);
+    const rate = 0.81 * pool.capacity.standard!.ratePerSec;
+    const needed = Math.floor(0.5 * rate * (DWELL / 1000));
+    const t = s.stepSince! + DWELL + 1;
+    const few = { ...good, attempts: needed - 1, successes: needed - 1 };
+    expect(onTick(s, { now: t, rng: rng(), pool, sample: few }).next).toBe(s);
+    const enough = { ...good, attempts: needed, successes: needed };
+    expect(onTick(s, { now: t, rng: rng(), pool, sample: enough }).next.level).toBe(1);
+    // a fleet that wants less than the level admits proves it at its demand
+    const demand = { standard: 10 };
+    const thinButAll = { ...good, attempts: 10, successes: 10 };
+    expect(onTick(s, { now: t, rng: rng(), pool, sample: thinButAll, demand }).next.level).toBe(1);
   });
 
   it('collapse acts before the dwell is over', () => {

@@ -12,20 +12,15 @@ export class TokenBucket {
   private tokens: number;
   private refilledAt: number;
 
-  /**
-   * `ratePerSec` tokens per second, at most `burst` held; starts with `initialTokens` (full unless
-   * given: a ramp's allowance starts empty, so instances newly admitted together add no burst on
-   * top of the step's rate). A burst below 1 admits nothing.
-   */
+  /** `ratePerSec` tokens per second, at most `burst` held; starts full. A burst below 1 admits nothing. */
   constructor(
     ratePerSec: number,
     burst: number,
     private readonly clock: Clock,
-    initialTokens: number = burst,
   ) {
     this.rate = Math.max(0, ratePerSec);
     this.burst = Math.max(0, burst);
-    this.tokens = Math.min(this.burst, Math.max(0, initialTokens));
+    this.tokens = this.burst;
     this.refilledAt = clock.now();
   }
 
