@@ -16,7 +16,7 @@ describe('sre-throttle (SRE book client-side throttling)', () => {
     const gate = new SreThrottle(sim, sim.rng, SRE_THROTTLE);
     for (let i = 0; i < 200; i++) {
       sim.at(i * 100, () => {
-        if (gate.acquire() === 'call') gate.complete('call', 'overload', 10, undefined);
+        if (gate.acquire() === 'call') gate.complete('call', 'overload');
       });
     }
     await sim.run(20_001);
