@@ -8,6 +8,7 @@ import {
   applyOperatorAction,
   DEFAULT_QUORUM,
   buildPlan,
+  currentLevel,
   designateProbers,
   divideAllowances,
   evaluateQuorum,
@@ -621,7 +622,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     verdict: BreakerVerdict,
     receivedAt: number,
   ): Promise<Allowance> {
-    const { epoch, step, stepSince, level } = breaker.globalState;
+    const { epoch, step, stepSince } = breaker.globalState;
+    const level = currentLevel(breaker.globalState, pool);
     if (step === null || level === null) return {};
     if (stepSince !== null) {
       // counted only if this window ran wholly under the step (core countsTowardStep, in the store)

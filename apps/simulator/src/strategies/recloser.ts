@@ -3,7 +3,7 @@
 // this file only wires the SDK's allow()/record() to the workload and drives the tickers.
 import { createRecloser, type Breaker, type BreakerState, type Recloser } from '@recloser/client';
 import {
-  admittedLevel,
+  currentLevel,
   DEFAULT_POOL,
   DEFAULT_QUORUM,
   seededRng,
@@ -139,7 +139,7 @@ export const recloser: Strategy = {
       },
       globalState: () => controller.global.state,
       globalStep: () => (controller.global.state === 'ramping' ? controller.global.step : null),
-      globalLevel: () => admittedLevel(controller.global),
+      globalLevel: () => currentLevel(controller.global, controller.options.pool),
       pool: () => controller.options.pool,
       isolated: () => controller.isolated(),
     };

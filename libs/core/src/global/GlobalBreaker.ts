@@ -23,6 +23,7 @@ import {
   bisectedLevel,
   decreasedLevel,
   grownLevel,
+  latencyRatio,
   learnedAfterCollapse,
   startLevel,
   topLevel,
@@ -215,6 +216,18 @@ export function admittedLevel(s: Pick<GlobalBreakerState, 'state' | 'level'>): n
   return s.state === 'ramping' ? s.level : null;
 }
 
+/**
+ * The level a RAMPING breaker admits under `pool` (null otherwise): its level, within the pool's
+ * top; a state stored before levels existed (or built without one) resumes at the start level.
+ */
+export function currentLevel(
+  s: Pick<GlobalBreakerState, 'state' | 'level'>,
+  pool: PoolConfig,
+): number | null {
+  if (s.state !== 'ramping') return null;
+  return Math.min(topLevel(pool.ramp), s.level ?? startLevel(pool.ramp));
+}
+
 function record(
   s: GlobalBreakerState,
   next: GlobalBreakerState,
@@ -336,8 +349,7 @@ export function onTick(s: GlobalBreakerState, input: TickInput): Decision {
 function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: TickInput): Decision {
   const { ramp } = pool;
   const top = topLevel(ramp);
-  // a state stored before levels existed, or a pool whose steps changed: stay within range
-  const level = Math.min(top, s.level ?? startLevel(ramp));
+  const level = currentLevel(s, pool)!;
   const step = s.step ?? 0;
   const stepSince = s.stepSince ?? now;
   const draining = s.drainingUntil ?? null;
@@ -348,8 +360,7 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
   }
   if (!sample) return unchanged(s);
   const latency = sample.latencyP95Ms;
-  const base = s.baselineLatencyMs;
-  const ratio = latency !== null && base !== null && base > 0 ? latency / base : null;
+  const ratio = latencyRatio(latency, s.baselineLatencyMs);
   const gates = inflationGate(explainGates(sample, ramp.gates, ramp.minSample), ratio, ramp.latencyInflation);
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
     next,

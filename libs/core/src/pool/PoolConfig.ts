@@ -51,7 +51,10 @@ export interface RampConfig {
    * `latencyInflation` × the lowest seen in this recovery
    */
   growth: number;
-  /** the growth above the level the breaker last sustained, and when retrying above a limit found */
+  /**
+   * the growth just above the level the breaker last sustained (and when retrying above a limit
+   * found), accelerating with level / learned level as levels keep holding, up to `growth`
+   */
   probeGrowth: number;
   /** settle at most (1 − headroom) × the lowest level that failed in this recovery */
   headroom: number;

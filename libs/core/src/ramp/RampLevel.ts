@@ -2,13 +2,25 @@
 // not step through a fixed grid; it finds the level the provider sustains:
 // - it starts at the pool's first step and, while nothing failed, grows geometrically from the last
 //   level that held — by `growth` below the level the breaker last sustained (its learned capacity),
-//   by `probeGrowth` above it — the growth shrinking to a tenth as the step's p95 latency inflates
+//   by `probeGrowth` × (level / learned) above it — the growth shrinking to a tenth as the step's p95 latency inflates
 //   halfway toward `latencyInflation` × the lowest seen in this recovery (queueing shows before
 //   failures; past `latencyInflation` the level counts as degraded: GlobalBreaker.ts);
 // - once a level failed, it bisects between the last level that held and the lowest that failed,
 //   never above (1 − headroom) × the failed level, and settles when the gap is within BISECT_PRECISION;
 // - a level that held once and then degrades (the provider lost capacity) falls multiplicatively.
 import type { RampConfig } from '../pool/PoolConfig.js';
+
+/**
+ * Latencies are compared with the recovery's lowest, but never with less than this: a baseline of a
+ * few milliseconds is noise (a local network, a cached answer), not a measure of an idle provider.
+ */
+export const LATENCY_FLOOR_MS = 50;
+
+/** The step's p95 over the recovery's lowest (floored at LATENCY_FLOOR_MS); null when either is unknown. */
+export function latencyRatio(p95Ms: number | null, baselineMs: number | null): number | null {
+  if (p95Ms === null || baselineMs === null || !(baselineMs > 0) || !Number.isFinite(p95Ms)) return null;
+  return p95Ms / Math.max(baselineMs, LATENCY_FLOOR_MS);
+}
 
 /** Bisection stops when the next level would be within this share above the level that held. */
 export const BISECT_PRECISION = 0.02;
@@ -41,7 +53,9 @@ export function growthAfter(
   latencyRatio: number | null,
 ): number {
   const learned = sustained ?? topLevel(ramp);
-  const g = held < learned ? ramp.growth : ramp.probeGrowth;
+  // above the learned level: probeGrowth at first, accelerating as the level keeps holding above it
+  // (convex, like CUBIC's probing), never more than growth
+  const g = held < learned ? ramp.growth : Math.min(ramp.growth, ramp.probeGrowth * (held / learned));
   // the growth is spent by the time latency has inflated halfway to where a level counts as degraded
   const half = (ramp.latencyInflation - 1) / 2;
   const slack =
