@@ -488,7 +488,8 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
   // climb: nothing failed, or the wait above a limit is over (the limit is forgotten, not its retries)
   const retrying = s.failedLevel !== null;
   const learned = retrying ? Math.min(s.sustainedLevel ?? heldNow, heldNow) : s.sustainedLevel;
-  const to = grownLevel(ramp, heldNow, learned, ratio);
+  // a ramp collapsed since the breaker last closed: no accelerated probing above the learned level
+  const to = grownLevel(ramp, heldNow, learned, ratio, s.failedRecoveries > 0);
   const next = levelTo(to, { ...passed, failedLevel: null, nextStepUpAfter: null });
   const reason = retrying
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`

@@ -51,11 +51,14 @@ export function growthAfter(
   held: number,
   sustained: number | null,
   latencyRatio: number | null,
+  afterCollapse = false,
 ): number {
   const learned = sustained ?? topLevel(ramp);
   // above the learned level: probeGrowth at first, accelerating as the level keeps holding above it
-  // (convex, like CUBIC's probing), never more than growth
-  const g = held < learned ? ramp.growth : Math.min(ramp.growth, ramp.probeGrowth * (held / learned));
+  // (convex, like CUBIC's probing), never more than growth; after a collapse in this recovery, no
+  // acceleration: probeGrowth all the way
+  const above = afterCollapse ? ramp.probeGrowth : Math.min(ramp.growth, ramp.probeGrowth * (held / learned));
+  const g = held < learned ? ramp.growth : above;
   // the growth is spent by the time latency has inflated halfway to where a level counts as degraded
   const half = (ramp.latencyInflation - 1) / 2;
   const slack =
@@ -74,9 +77,10 @@ export function grownLevel(
   held: number,
   sustained: number | null,
   latencyRatio: number | null,
+  afterCollapse = false,
 ): number {
   const top = topLevel(ramp);
-  let next = held * growthAfter(ramp, held, sustained, latencyRatio);
+  let next = held * growthAfter(ramp, held, sustained, latencyRatio, afterCollapse);
   if (sustained !== null && held < sustained) next = Math.min(next, sustained);
   return Math.min(top, next);
 }
