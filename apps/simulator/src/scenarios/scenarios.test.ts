@@ -40,16 +40,18 @@ const S2_SHORT = simple(
     recoveredFraction: 0.1,
   }),
 );
-/** S1 short on the collapsing provider (S1's default model) */
-const S1_COLLAPSE = short(S1.params, 120, 150_000, {
-  startMs: 10_000,
-  durationMs: 30_000,
-  recoveredFraction: 1,
-});
+/** S1 short on the collapsing provider */
+const S1_COLLAPSE = withModel(
+  short(S1.params, 120, 150_000, { startMs: 10_000, durationMs: 30_000, recoveredFraction: 1 }),
+  'collapse',
+);
 
-/** The same scenario on the provider that never collapses. */
+/** The same scenario on the given provider model. */
+function withModel(params: ScenarioParams, model: 'simple' | 'collapse'): ScenarioParams {
+  return { ...params, provider: { ...params.provider, model } };
+}
 function simple(params: ScenarioParams): ScenarioParams {
-  return { ...params, provider: { ...params.provider, model: 'simple' } };
+  return withModel(params, 'simple');
 }
 const S3_SHORT = short(S3.params, 60, 90_000);
 
