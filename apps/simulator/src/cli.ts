@@ -9,9 +9,9 @@ import { chartSvg, type ChartLine } from './report/svg.js';
 import { markdownTable, textTable } from './report/table.js';
 import { findScenario, SCENARIOS } from './scenarios/index.js';
 import { resultJson, runScenario, type ScenarioResult } from './scenarios/runScenario.js';
-import type { Scenario } from './scenarios/Scenario.js';
+import { runLabel, type Scenario } from './scenarios/Scenario.js';
 import { STRATEGIES } from './strategies/index.js';
-import { parseArgs, type CliArgs } from './cliArgs.js';
+import { parseArgs, USAGE, type CliArgs } from './cliArgs.js';
 
 function write(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -45,7 +45,7 @@ function printResult(result: ScenarioResult): string {
   for (const size of result.sizes) {
     out.push(
       textTable(
-        `${scenario.id} — ${scenario.title} (${size.instances} instances, seed ${result.seed})`,
+        `${scenario.id} — ${scenario.title} (${size.instances} instances, ${runLabel(size.params)}, seed ${result.seed})`,
         size.columns,
       ),
       '',
@@ -89,7 +89,7 @@ export function markdownFor(result: ScenarioResult): string {
   }
   for (const size of result.sizes) {
     out.push(
-      `**${result.scenario.id}** — ${result.scenario.title}: ${size.instances} instances, seed ${result.seed}`,
+      `**${result.scenario.id}** — ${result.scenario.title}: ${size.instances} instances, ${runLabel(size.params)}, seed ${result.seed}`,
       '',
     );
     out.push(markdownTable(size.columns), '');
@@ -117,6 +117,9 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
     seed: args.seed,
     ...(args.instances !== undefined ? { instances: args.instances } : {}),
     ...(args.seconds !== undefined ? { durationMs: args.seconds * 1000 } : {}),
+    ...(args.provider !== undefined ? { provider: args.provider } : {}),
+    ...(args.outageS !== undefined ? { outageS: args.outageS } : {}),
+    ...(args.capacity !== undefined ? { capacity: args.capacity } : {}),
     strategies,
     onProgress: (label, f) => {
       if (label !== barLabel) {
@@ -143,6 +146,10 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  if (args.command === 'help') {
+    console.log(USAGE);
+    return;
+  }
   if (args.command === 'list') {
     for (const s of SCENARIOS) console.log(`${s.id}  ${s.title}${s.needs ? `  [needs ${s.needs}]` : ''}`);
     console.log(

@@ -24,4 +24,16 @@ describe('parseArgs', () => {
     expect(() => parseArgs(['S1', '--json'])).toThrow('--json needs a value');
     expect(() => parseArgs(['S1', '--bogus'])).toThrow('unknown option --bogus');
   });
+
+  it('reads the provider model, outage length and recovered capacity, and --help', () => {
+    expect(
+      parseArgs(['S2', '--provider', 'collapse', '--outage-s', '45', '--capacity', '0.2', '--seed', '3']),
+    ).toEqual({ command: 'S2', provider: 'collapse', outageS: 45, capacity: 0.2, seed: 3 });
+    expect(parseArgs(['--help']).command).toBe('help');
+    expect(parseArgs(['S1', '--help']).command).toBe('help');
+    expect(() => parseArgs(['S1', '--provider', 'flaky'])).toThrow(
+      '--provider must be one of simple, collapse',
+    );
+    expect(() => parseArgs(['S1', '--capacity', '0'])).toThrow('--capacity must be a fraction in (0, 1]');
+  });
 });

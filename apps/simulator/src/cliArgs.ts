@@ -1,4 +1,22 @@
 // The simulator CLI's arguments; bad input names the flag and the reason.
+import { PROVIDER_MODELS, type ProviderModel } from './provider/Provider.js';
+
+export const USAGE = `usage: npm run sim -- <scenario>|all|list|live [options]
+
+  scenario             S1, S2, S3, S7 (S4, S5, S6, S8 say what they need); all; list; live
+  --provider M         simple | collapse: the provider model (default simple)
+  --outage-s N         the outage lasts N seconds (scenarios with an outage)
+  --capacity F         the provider comes back with this fraction of its capacity, in (0, 1]
+  --instances N        fleet size (S7: one size instead of all four)
+  --seed N             the run is a pure function of its seed (default 1)
+  --seconds N          simulated duration (live: wall time)
+  --strategies a,b     only these strategies (naive, jittered, sre-throttle, aws-adaptive, recloser)
+  --json FILE          figures and per-second series of every strategy
+  --chart FILE         an SVG chart: attempts/s, admitted level and accepted work over time
+  --markdown FILE      the table as Markdown
+  --url URL            live: a running controller instead of starting one
+  --help               this text`;
+
 export interface CliArgs {
   command: string;
   instances?: number;
@@ -9,10 +27,14 @@ export interface CliArgs {
   strategies?: string[];
   seconds?: number;
   url?: string;
+  provider?: ProviderModel;
+  outageS?: number;
+  capacity?: number;
 }
 
 export function parseArgs(argv: string[]): CliArgs {
-  const [command = 'list', ...rest] = argv;
+  const first = argv[0] === '--help' || argv[0] === '-h' ? ['help'] : argv;
+  const [command = 'list', ...rest] = first;
   const args: CliArgs = { command, seed: 1 };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
@@ -49,6 +71,27 @@ export function parseArgs(argv: string[]): CliArgs {
         break;
       case '--url':
         args.url = need();
+        break;
+      case '--provider': {
+        const m = need();
+        if (!(PROVIDER_MODELS as readonly string[]).includes(m))
+          throw new Error(`--provider must be one of ${PROVIDER_MODELS.join(', ')}`);
+        args.provider = m as ProviderModel;
+        break;
+      }
+      case '--outage-s':
+        args.outageS = int('--outage-s', 1, 600);
+        break;
+      case '--capacity': {
+        const f = Number(need());
+        if (!Number.isFinite(f) || f <= 0 || f > 1)
+          throw new Error('--capacity must be a fraction in (0, 1]');
+        args.capacity = f;
+        break;
+      }
+      case '--help':
+      case '-h':
+        args.command = 'help';
         break;
       case '--strategies':
         args.strategies = need().split(',');

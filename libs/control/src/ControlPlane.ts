@@ -8,6 +8,7 @@ import {
   applyOperatorAction,
   DEFAULT_QUORUM,
   buildPlan,
+  currentLevel,
   designatedIn,
   divideAllowances,
   evaluateQuorum,
@@ -863,7 +864,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     receivedAt: number,
   ): Promise<Allowance> {
     const { epoch, step, stepSince } = breaker.globalState;
-    if (step === null) return {};
+    const level = currentLevel(breaker.globalState, pool);
+    if (step === null || level === null) return {};
     if (stepSince !== null) {
       // counted only if this window ran wholly under the step (core countsTowardStep, in the store)
       await this.ports.evidence.add(
@@ -881,7 +883,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       periodMs,
       async () => {
         const live = withCurrent(await this.liveDemand(breaker.id, receivedAt), instanceId, verdict);
-        return divideAllowances(pool, step, live, rotation);
+        return divideAllowances(pool, { step, level }, live, rotation);
       },
     );
   }

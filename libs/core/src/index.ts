@@ -18,6 +18,7 @@ export * from './local/LocalBreaker.js';
 export * from './ramp/Gates.js';
 export * from './ramp/Allowance.js';
 export * from './ramp/StepLoad.js';
+export * from './ramp/RampLevel.js';
 export * from './probe/ProbeBudget.js';
 export * from './probe/Designation.js';
 export * from './probe/FallbackProbeSpacing.js';

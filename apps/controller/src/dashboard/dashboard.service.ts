@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { ControlPlane, type VerdictRow } from '@recloser/control';
 import {
   type Clock,
+  currentLevel,
   DEFAULT_QUORUM,
   defaultPoolId,
   isLive,
@@ -78,6 +79,7 @@ export class DashboardService {
         at: this.clock.now(),
         state: summary.state,
         step: summary.step,
+        level: currentLevel(entity.globalState, pool),
         open: counts.open,
         live: counts.live,
         threshold: summary.quorum.threshold,

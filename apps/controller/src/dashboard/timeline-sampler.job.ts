@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type Clock, explainGates, REPORTED_STATES, isLocallyOpen } from '@recloser/core';
+import { type Clock, currentLevel, explainGates, REPORTED_STATES, isLocallyOpen } from '@recloser/core';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
@@ -87,7 +87,7 @@ export class TimelineSamplerJob implements JobHandlerInstance, OnApplicationBoot
         successRate,
         latencyP95Ms,
         probe: null,
-        admitted: admittedIn(pool, summary.state, summary.step),
+        admitted: admittedIn(pool, summary.state, summary.step, currentLevel(entity.globalState, pool)),
       };
       const key = timelineKey(this.config.redisPrefix, entity.id);
       pipeline.lpush(key, JSON.stringify(point));

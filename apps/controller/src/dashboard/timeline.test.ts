@@ -27,7 +27,15 @@ describe('timelineOf', () => {
           figures: { gates: { successRate: 0.99, latencyP95Ms: 120 } },
         },
       ],
-      { at: Date.parse('2026-01-01T00:00:30Z'), state: 'ramping', step: 0, open: 0, live: 4, threshold: 2 },
+      {
+        at: Date.parse('2026-01-01T00:00:30Z'),
+        state: 'ramping',
+        step: 0,
+        level: null,
+        open: 0,
+        live: 4,
+        threshold: 2,
+      },
     );
     expect(points.map((p) => p.state)).toEqual(['open', 'probing', 'ramping', 'ramping']);
     expect(points[0]).toMatchObject({ open: 3, live: 4, threshold: 2, successRate: null });

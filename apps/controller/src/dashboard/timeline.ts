@@ -1,4 +1,4 @@
-import { type GateFigures, type PoolConfig, stepBudget } from '@recloser/core';
+import { currentLevel, type GateFigures, type PoolConfig, stepBudget } from '@recloser/core';
 
 /** One point of a breaker's timeline chart: the figures a transition recorded, or the live ones now. */
 export interface TimelinePoint {
@@ -24,11 +24,21 @@ export interface TimelineTransition {
   figures: Record<string, unknown>;
 }
 
-/** Admitted rate per class in a state (core stepBudget while ramping). */
-export function admittedIn(pool: PoolConfig, state: string, step: number | null): Record<string, number> {
+/**
+ * Admitted rate per class in a state: core stepBudget at the ramp's position (its move and level,
+ * core currentLevel when none was recorded) while RAMPING.
+ */
+export function admittedIn(
+  pool: PoolConfig,
+  state: string,
+  step: number | null,
+  level: number | null = null,
+): Record<string, number> {
   const out: Record<string, number> = {};
-  if (state === 'ramping' && step !== null) {
-    for (const [cls, b] of Object.entries(stepBudget(pool, step))) out[cls] = b.ratePerSec;
+  const at = currentLevel({ state: state as 'ramping', level }, pool);
+  if (state === 'ramping' && at !== null) {
+    for (const [cls, b] of Object.entries(stepBudget(pool, { step: step ?? 0, level: at })))
+      out[cls] = b.ratePerSec;
   } else {
     for (const [cls, c] of Object.entries(pool.capacity)) out[cls] = state === 'closed' ? c.ratePerSec : 0;
   }
@@ -42,7 +52,16 @@ export function admittedIn(pool: PoolConfig, state: string, step: number | null)
 export function timelineOf(
   pool: PoolConfig,
   transitions: readonly TimelineTransition[],
-  now: { at: number; state: string; step: number | null; open: number; live: number; threshold: number },
+  now: {
+    at: number;
+    state: string;
+    step: number | null;
+    /** the ramp's level (core currentLevel) while RAMPING */
+    level: number | null;
+    open: number;
+    live: number;
+    threshold: number;
+  },
   samples: readonly TimelinePoint[] = [],
 ): TimelinePoint[] {
   const points = [...transitions]
@@ -61,7 +80,12 @@ export function timelineOf(
         successRate: g ? g.successRate : null,
         latencyP95Ms: g?.latencyP95Ms ?? p?.latencyMs ?? null,
         probe: p?.verdict ?? null,
-        admitted: admittedIn(pool, t.to, t.step),
+        admitted: admittedIn(
+          pool,
+          t.to,
+          t.step,
+          typeof t.figures.level === 'number' ? t.figures.level : null,
+        ),
       };
     });
   points.push(...samples.filter((p) => p.at < now.at));
@@ -76,7 +100,7 @@ export function timelineOf(
     successRate: null,
     latencyP95Ms: null,
     probe: null,
-    admitted: admittedIn(pool, now.state, now.step),
+    admitted: admittedIn(pool, now.state, now.step, now.level),
   });
   return points;
 }

@@ -7,7 +7,7 @@ import {
   type Observable,
   type ObservableGauge,
 } from '@opentelemetry/api';
-import { type BreakerScope, formatScope, type GlobalState, stepBudget } from '@recloser/core';
+import { type BreakerScope, currentLevel, formatScope, type GlobalState, stepBudget } from '@recloser/core';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { DataSource } from 'typeorm';
@@ -136,7 +136,8 @@ export class DomainMetrics implements OnModuleInit, OnModuleDestroy {
       if (summary.state === 'ramping' && summary.step !== null) {
         obs.observe(g.step, summary.step, labels);
         const pool = await this.pools.resolve(summary.dependency, summary.group);
-        for (const [cls, budget] of Object.entries(stepBudget(pool, summary.step)))
+        const level = currentLevel(entity.globalState, pool) ?? 0;
+        for (const [cls, budget] of Object.entries(stepBudget(pool, { step: summary.step, level })))
           obs.observe(g.admitted, budget.ratePerSec, { ...labels, class: cls });
       }
     }

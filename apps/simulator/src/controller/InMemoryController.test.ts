@@ -78,7 +78,9 @@ describe('InMemoryController (the control plane on in-memory ports)', () => {
 
     await controller.tick();
     const ramp = await Promise.all(ids.map((id) => beat(id, 'closed')));
-    const budget = stepBudget(pool, 0).standard!;
+    const g = controller.global;
+    expect(g).toMatchObject({ state: 'ramping', step: 0, level: pool.ramp.steps[0] });
+    const budget = stepBudget(pool, { step: 0, level: g.level! }).standard!;
     const rates = ramp.map((p) => p.breakers[0]!.allowance!.classes.standard?.ratePerSec ?? 0);
     expect(rates.reduce((s, r) => s + r, 0)).toBeLessThanOrEqual(budget.ratePerSec + 1e-9);
     expect(ramp.every((p) => p.breakers[0]!.probe === null)).toBe(true);

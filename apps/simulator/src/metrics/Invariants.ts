@@ -1,9 +1,10 @@
 // What must hold for recloser in every run, checked from the per-second series: while the group
 // is OPEN or PROBING the fleet sends no more than the pool's probe budget, and while RAMPING no
-// more than the current step's allowance (rate for one second plus the burst the step hands out:
-// one call each for at most core `admissionLimit` instances).
-// A second is judged only when the state (and step) were the same for the two seconds before it:
-// an instance learns a new plan at its next heartbeat, up to one interval later.
+// more than the allowance of the ramp's level (rate for one second plus the burst the level hands
+// out: one call each for at most core `admissionLimit` instances).
+// An instance learns a new plan at its next heartbeat, up to one interval later: a second is judged
+// only when the state was the same for the two seconds before it, and a ramping second against the
+// highest level of those three seconds.
 import { admissionLimit, stepBudget, type PoolConfig } from '@recloser/core';
 import type { SeriesPoint } from './Summary.js';
 
@@ -24,12 +25,14 @@ export function probeAndRampOverruns(series: readonly SeriesPoint[], pool: PoolC
       const limit = pool.probe.ratePerSec;
       if (p.attempts > limit) out.push({ t: p.t, state, attempts: p.attempts, limit });
     } else if (state === 'ramping') {
-      if (p.globalStep === null || a.globalStep !== p.globalStep || b.globalStep !== p.globalStep) continue;
       let limit = 0;
-      for (const cap of Object.values(stepBudget(pool, p.globalStep))) {
-        limit += cap.ratePerSec + admissionLimit(cap);
+      for (const q of [a, b, p]) {
+        if (q.globalStep === null || q.globalLevel === null) continue;
+        let here = 0;
+        for (const cap of Object.values(stepBudget(pool, { step: q.globalStep, level: q.globalLevel })))
+          here += cap.ratePerSec + admissionLimit(cap);
+        limit = Math.max(limit, Math.ceil(here));
       }
-      limit = Math.ceil(limit);
       if (p.attempts > limit)
         out.push({ t: p.t, state: `ramping step ${p.globalStep}`, attempts: p.attempts, limit });
     }

@@ -38,6 +38,10 @@ export class Recorder {
   readonly queueDepthByRegion = new Map<string, Series>();
   readonly globalStateBySecond: (GlobalState | null)[] = [];
   readonly globalStepBySecond: (number | null)[] = [];
+  /** the ramp's admitted level (fraction of the pool's capacity) at the end of each second */
+  readonly globalLevelBySecond: (number | null)[] = [];
+  /** requests/s the provider could serve in each second (0 during an outage) */
+  readonly servable = new Series();
   readonly transitions: Transition[] = [];
   readonly probeLatencies: number[] = [];
   /** allowance-or-budget overruns the strategy itself noticed (must stay 0 for recloser) */
@@ -74,6 +78,10 @@ export class Recorder {
     if (kind === 'probe') this.probeLatencies.push(latencyMs);
   }
 
+  servableSecond(at: number, ratePerSec: number): void {
+    this.servable.max(Math.floor(at / 1000), ratePerSec);
+  }
+
   transition(t: Transition): void {
     this.transitions.push(t);
   }
@@ -83,9 +91,12 @@ export class Recorder {
     openInstances: number,
     globalState: GlobalState | null,
     globalStep: number | null,
+    globalLevel: number | null,
     queues: Record<string, number>,
   ): void {
     const s = Math.floor(at / 1000);
+    while (this.globalLevelBySecond.length <= s) this.globalLevelBySecond.push(null);
+    this.globalLevelBySecond[s] = globalLevel;
     this.openInstances.max(s, openInstances);
     while (this.globalStateBySecond.length <= s) this.globalStateBySecond.push(null);
     this.globalStateBySecond[s] = globalState;

@@ -14,7 +14,15 @@
 //   localOpensAfterOutage counts instance breakers closed -> open for every strategy, so nothing
 //   is hidden by that distinction.
 // - falseGlobalOpens: global opens while the provider was fully healthy (no outage, full capacity).
-import type { GlobalState } from '@recloser/core';
+// - globalOpens counts the group breaker's opens by a quorum or a collapsed ramp;
+//   probeFailureReopens counts PROBING -> OPEN (a probe that found the provider still down) apart.
+// - maxAttemptedOverServable: from the second of the first successful call after the outage (for
+//   recloser, its first successful probe) to the end, the largest ratio of a second's attempts to
+//   what the provider could serve in that second (its health included in the collapse model).
+// - budgetViolations: the overrun checker (Invariants.ts) run on the series, for strategies with a
+//   controller: seconds in which the fleet sent more than the probe budget or the ramp's allowance.
+import type { GlobalState, PoolConfig } from '@recloser/core';
+import { probeAndRampOverruns } from './Invariants.js';
 import type { Recorder } from './Recorder.js';
 
 export const WAVE_MS = 5_000;
@@ -33,6 +41,10 @@ export interface SeriesPoint {
   globalState: GlobalState | null;
   /** the controller's ramp step at the end of the second (recloser), else null */
   globalStep: number | null;
+  /** the controller's admitted ramp level at the end of the second (recloser), else null */
+  globalLevel: number | null;
+  /** requests/s the provider could serve in this second */
+  servable: number;
   queueDepth: number;
 }
 
@@ -48,12 +60,19 @@ export interface StrategyFigures {
   timeToRecoveredMs: number | null;
   /** false when the scenario has no outage (time until recovered does not apply) */
   hadOutage: boolean;
+  /** the group breaker's opens by a quorum or a collapsed ramp (not a failed probe's reopen) */
   globalOpens: number;
+  /** PROBING -> OPEN: a probe that found the provider still down */
+  probeFailureReopens: number;
   falseGlobalOpens: number;
   retripsAfterRecovery: number;
   localOpensAfterOutage: number;
   /** successful calls after the outage over what the provider could serve in that time (null without outage) */
   acceptedShareOfServable: number | null;
+  /** max over the seconds from the first success after the outage of attempts / servable (null without outage) */
+  maxAttemptedOverServable: number | null;
+  /** calls the provider served after their caller had given up (collapse model) */
+  wastedCalls: number;
   maxQueueDepthByRegion: Record<string, number>;
   /** work units dropped because the backlog was full, and units that failed every retry */
   shedWork: number;
@@ -68,6 +87,9 @@ export interface StrategyFigures {
 }
 
 export interface RunFacts {
+  /** the pool the controller budgets with (recloser): the overrun checker runs against it */
+  pool: PoolConfig | null;
+  wastedCalls: number;
   durationMs: number;
   outageStartMs: number | null;
   outageEndMs: number | null;
@@ -103,6 +125,19 @@ function shareOfServable(rec: Recorder, f: RunFacts): number | null {
   return servable > 0 ? Math.round((accepted / servable) * 1000) / 1000 : null;
 }
 
+function attemptedOverServable(rec: Recorder, f: RunFacts, seconds: number): number | null {
+  if (f.outageEndMs === null || rec.firstSuccessAfter === null) return null;
+  let worst = 0;
+  for (let s = Math.floor(rec.firstSuccessAfter / 1000); s < seconds; s++) {
+    const servable = rec.servable.at(s);
+    const attempts = rec.attempts.at(s);
+    if (attempts === 0) continue;
+    // a second the provider could serve nothing in counts as serving one call (finite in JSON)
+    worst = Math.max(worst, attempts / Math.max(1, servable));
+  }
+  return Math.round(worst * 1000) / 1000;
+}
+
 export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
   const seconds = Math.ceil(f.durationMs / 1000);
   const series: SeriesPoint[] = [];
@@ -122,6 +157,8 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
       openInstances: rec.openInstances.at(s),
       globalState: rec.globalStateBySecond[s] ?? null,
       globalStep: rec.globalStepBySecond[s] ?? null,
+      globalLevel: rec.globalLevelBySecond[s] ?? null,
+      servable: rec.servable.at(s),
       queueDepth,
     });
   }
@@ -139,7 +176,8 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     peakAfter = Math.max(peakAfter, rec.attempts.at(s));
 
   const opens = rec.transitions.filter((t) => t.to === 'open');
-  const globalOpens = opens.filter((t) => t.who === 'global');
+  const probeReopens = opens.filter((t) => t.who === 'global' && t.from === 'probing');
+  const globalOpens = opens.filter((t) => t.who === 'global' && t.from !== 'probing');
   const after = f.outageEndMs ?? Number.POSITIVE_INFINITY;
   const reopened = (t: { at: number; from: string }): boolean =>
     t.at >= after && (t.from === 'closed' || t.from === 'ramping');
@@ -176,15 +214,25 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     timeToRecoveredMs,
     hadOutage: f.outageEndMs !== null,
     globalOpens: globalOpens.length,
+    probeFailureReopens: probeReopens.length,
     falseGlobalOpens: globalOpens.filter((t) => providerHealthyAt(t.at, f)).length,
     retripsAfterRecovery: retrips,
     localOpensAfterOutage: localOpens,
     acceptedShareOfServable: shareOfServable(rec, f),
+    maxAttemptedOverServable: attemptedOverServable(rec, f, seconds),
+    wastedCalls: f.wastedCalls,
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,
     shedWork: rec.shedWork,
     failedWork: rec.failedWork,
     isolatedInstances: f.isolatedInstances,
-    budgetViolations: rec.budgetViolations,
+    budgetViolations: [
+      ...rec.budgetViolations,
+      ...(f.pool
+        ? probeAndRampOverruns(series, f.pool).map(
+            (o) => `t=${o.t}s ${o.state}: ${o.attempts} attempts > ${o.limit} allowed`,
+          )
+        : []),
+    ],
     globalTransitions: rec.transitions
       .filter((t) => t.who === 'global')
       .map((t) => ({ at: Math.round(t.at), from: t.from, to: t.to })),

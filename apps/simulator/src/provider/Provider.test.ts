@@ -89,4 +89,63 @@ describe('Provider', () => {
     expect(sustainedInFlight({ ...options, pools: 'regional' }, 1, 3)).toBe(12);
     expect(sustainedInFlight({ ...options, ratePerSec: 600, concurrency: 120 }, 0.5, 1)).toBe(120);
   });
+
+  describe('collapse model', () => {
+    const big: ProviderOptions = {
+      ratePerSec: 600,
+      concurrency: 120,
+      maxQueue: 300,
+      queueTimeoutMs: 2000,
+      rateLimitFactor: 2,
+      outageLatencyMs: 30,
+      pools: 'global',
+      model: 'collapse',
+    };
+    /** Poisson arrivals at `rate`/s for `seconds`; answers per second */
+    async function load(rate: number, seconds: number, setup?: (p: Provider) => void) {
+      const sim = new Simulation(3);
+      const provider = new Provider(sim, big);
+      setup?.(provider);
+      const ok: number[] = [];
+      let t = 0;
+      while (t < seconds * 1000) {
+        t += (-Math.log(1 - sim.rng.next()) * 1000) / rate;
+        const at = t;
+        sim.at(at, () =>
+          provider.call('eu', (a) => {
+            if (a.status === 200)
+              ok[Math.floor(sim.now() / 1000)] = (ok[Math.floor(sim.now() / 1000)] ?? 0) + 1;
+          }),
+        );
+      }
+      sim.every(1000, 999, seconds * 1000, () => provider.endSecond(1));
+      await sim.run(seconds * 1000);
+      return { ok, provider };
+    }
+
+    it('serves 97 % of its capacity steadily', async () => {
+      const { ok, provider } = await load(580, 30);
+      expect(Math.min(...ok.slice(5, 29))).toBeGreaterThan(500);
+      expect(provider.currentHealth()).toBe(1);
+      expect(provider.wastedCalls).toBe(0);
+    });
+
+    it('overloaded, it wastes work on abandoned calls and collapses: goodput falls far below capacity', async () => {
+      const { ok, provider } = await load(700, 30);
+      expect(provider.wastedCalls).toBeGreaterThan(0);
+      expect(provider.currentHealth()).toBeLessThan(0.5);
+      expect(ok.slice(20, 29).reduce((s, v) => s + (v ?? 0), 0) / 9).toBeLessThan(200);
+    });
+
+    it('comes back cold after an outage and warms up only while its load stays low', async () => {
+      const sim = new Simulation(1);
+      const provider = new Provider(sim, big);
+      provider.setOutage(true);
+      provider.setOutage(false);
+      expect(provider.currentHealth()).toBe(0.5);
+      expect(provider.servableRatePerSec(1)).toBe(300);
+      for (let s = 0; s < 3; s++) provider.endSecond(1); // no load: warms 0.1 a second
+      expect(provider.currentHealth()).toBeCloseTo(0.8, 10);
+    });
+  });
 });

@@ -13,6 +13,8 @@ const point = (t: number, attempts: number): SeriesPoint => ({
   openInstances: 0,
   globalState: null,
   globalStep: null,
+  globalLevel: null,
+  servable: 0,
   queueDepth: 0,
 });
 

@@ -14,7 +14,11 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
   ['accepted work (calls)', (f) => String(f.acceptedWork)],
   [
     'accepted after the outage / servable',
-    (f) => (f.acceptedShareOfServable === null ? '-' : `${Math.round(f.acceptedShareOfServable * 100)} %`),
+    (f) => (f.acceptedShareOfServable === null ? '-' : `${(f.acceptedShareOfServable * 100).toFixed(1)} %`),
+  ],
+  [
+    'max attempts / servable after the first success',
+    (f) => (f.maxAttemptedOverServable === null ? '-' : f.maxAttemptedOverServable.toFixed(2)),
   ],
   ['failed attempts', (f) => String(f.failedAttempts)],
   ['retry volume', (f) => String(f.retryVolume)],
@@ -24,7 +28,8 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
     'time until recovered',
     (f) => (f.timeToRecoveredMs === null ? 'never' : `${(f.timeToRecoveredMs / 1000).toFixed(0)} s`),
   ],
-  ['global opens', (f) => String(f.globalOpens)],
+  ['global opens (quorum or collapse)', (f) => String(f.globalOpens)],
+  ['reopens after a failed probe', (f) => String(f.probeFailureReopens)],
   ['false global opens', (f) => String(f.falseGlobalOpens)],
   ['re-trips after recovery', (f) => String(f.retripsAfterRecovery)],
   ['local opens after the outage', (f) => String(f.localOpensAfterOutage)],
@@ -36,6 +41,8 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
         .join(', ') || '0',
   ],
   ['work shed / failed every retry', (f) => `${f.shedWork} / ${f.failedWork}`],
+  ['wasted calls (served after the caller gave up)', (f) => String(f.wastedCalls)],
+  ['budget overruns', (f) => String(f.budgetViolations.length)],
   [
     'isolated instances reported',
     (f) => (f.isolatedInstances.length === 0 ? '-' : f.isolatedInstances.join(', ')),

@@ -1,6 +1,6 @@
 // A scenario states its parameters; the runner builds the same fleet and provider for every
 // strategy from them, with the same seed, so the columns of a table differ only by strategy.
-import { DEFAULT_PROVIDER, type ProviderOptions } from '../provider/Provider.js';
+import { DEFAULT_PROVIDER, type ProviderModel, type ProviderOptions } from '../provider/Provider.js';
 import { DEFAULT_WORKLOAD, type WorkloadOptions } from '../workload/Worker.js';
 
 export interface OutageSpec {
@@ -53,12 +53,22 @@ export function providerFor(instances: number, demandPerSec: number, base: Provi
 export function fleetParams(
   instances: number,
   differs: Pick<ScenarioParams, 'durationMs' | 'outage' | 'brokenHosts'>,
+  model: ProviderModel = 'simple',
 ): ScenarioParams {
   return {
     instances,
     regions: ['eu-west', 'us-east', 'ap-south'],
     ...differs,
-    provider: providerFor(instances, DEFAULT_WORKLOAD.demandPerSec, DEFAULT_PROVIDER),
+    provider: { ...providerFor(instances, DEFAULT_WORKLOAD.demandPerSec, DEFAULT_PROVIDER), model },
     workload: DEFAULT_WORKLOAD,
   };
+}
+
+/** "collapse provider, 45 s outage, back at 20 %": what a run's overrides made of the scenario. */
+export function runLabel(params: ScenarioParams): string {
+  const model = `${params.provider.model ?? 'simple'} provider`;
+  const o = params.outage;
+  if (!o) return model;
+  const back = Math.round(o.recoveredFraction * 1000) / 10;
+  return `${model}, ${o.durationMs / 1000} s outage, back at ${back} %`;
 }

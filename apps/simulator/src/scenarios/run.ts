@@ -53,6 +53,9 @@ export async function runStrategy(
     recorder.watchFirstSuccessFrom(outage.startMs + outage.durationMs);
   }
   sim.every(1000, 999, durationMs, () => {
+    // what the provider could serve in the second that ends now, then its health moves
+    recorder.servableSecond(sim.now(), provider.servableRatePerSec(params.regions.length));
+    provider.endSecond(params.regions.length);
     let open = 0;
     for (let i = 0; i < workers.length; i++) if (fleet.gate(i).isOpen()) open += 1;
     recorder.sampleSecond(
@@ -60,6 +63,7 @@ export async function runStrategy(
       open,
       fleet.globalState(),
       fleet.globalStep?.() ?? null,
+      fleet.globalLevel?.() ?? null,
       provider.takeMaxQueueDepths(),
     );
   });
@@ -68,7 +72,10 @@ export async function runStrategy(
   await sim.run(durationMs, onProgress);
 
   const demandPerSec = params.instances * params.workload.demandPerSec;
+  const pool = fleet.pool?.();
   return summarise(recorder, {
+    pool: pool ?? null,
+    wastedCalls: provider.wastedCalls,
     durationMs,
     outageStartMs: outage ? outage.startMs : null,
     outageEndMs: outage ? outage.startMs + outage.durationMs : null,

@@ -5,7 +5,30 @@ import type { StrategyColumn } from '../report/table.js';
 import { STRATEGIES } from '../strategies/index.js';
 import type { Strategy } from '../strategies/Strategy.js';
 import { runStrategy } from './run.js';
+import type { ProviderModel } from '../provider/Provider.js';
 import type { Scenario, ScenarioParams } from './Scenario.js';
+
+/** The scenario's parameters with the run's overrides (provider model, outage length, capacity after it). */
+export function withOverrides(
+  params: ScenarioParams,
+  opts: Pick<RunOptions, 'provider' | 'outageS' | 'capacity' | 'durationMs'>,
+): ScenarioParams {
+  const out: ScenarioParams = { ...params, provider: { ...params.provider } };
+  if (opts.durationMs !== undefined) out.durationMs = opts.durationMs;
+  if (opts.provider !== undefined) out.provider.model = opts.provider;
+  if (out.outage && (opts.outageS !== undefined || opts.capacity !== undefined)) {
+    out.outage = {
+      ...out.outage,
+      ...(opts.outageS !== undefined ? { durationMs: opts.outageS * 1000 } : {}),
+      ...(opts.capacity !== undefined ? { recoveredFraction: opts.capacity } : {}),
+    };
+  }
+  if (out.outage && out.outage.startMs + out.outage.durationMs >= out.durationMs)
+    throw new Error(
+      `the outage ends at ${(out.outage.startMs + out.outage.durationMs) / 1000} s, after the run (${out.durationMs / 1000} s)`,
+    );
+  return out;
+}
 
 export interface SizeResult {
   instances: number;
@@ -25,6 +48,12 @@ export interface RunOptions {
   /** overrides the scenario's simulated duration */
   durationMs?: number;
   strategies?: Strategy[];
+  /** the provider model (else the scenario's) */
+  provider?: ProviderModel;
+  /** the outage's length in seconds (scenarios with an outage) */
+  outageS?: number;
+  /** the fraction of its capacity the provider comes back with (scenarios with an outage) */
+  capacity?: number;
   onProgress?: (label: string, fraction: number) => void;
 }
 
@@ -57,7 +86,7 @@ export async function runScenario(scenario: Scenario, opts: RunOptions): Promise
   const strategies = opts.strategies ?? STRATEGIES;
   const sizes: SizeResult[] = [];
   for (const base of paramsFor(scenario, opts.instances)) {
-    const params = opts.durationMs !== undefined ? { ...base, durationMs: opts.durationMs } : base;
+    const params = withOverrides(base, opts);
     const columns: StrategyColumn[] = [];
     for (const strategy of strategies) {
       if (strategy.needs) {

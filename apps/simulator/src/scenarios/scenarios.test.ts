@@ -30,12 +30,29 @@ function short(
   };
 }
 
-const S1_SHORT = short(S1.params, 60, 150_000, { startMs: 10_000, durationMs: 20_000, recoveredFraction: 1 });
-const S2_SHORT = short(S2.params, 200, 240_000, {
-  startMs: 10_000,
-  durationMs: 20_000,
-  recoveredFraction: 0.1,
-});
+const S1_SHORT = simple(
+  short(S1.params, 60, 150_000, { startMs: 10_000, durationMs: 20_000, recoveredFraction: 1 }),
+);
+const S2_SHORT = simple(
+  short(S2.params, 200, 240_000, {
+    startMs: 10_000,
+    durationMs: 20_000,
+    recoveredFraction: 0.1,
+  }),
+);
+/** S1 short on the collapsing provider */
+const S1_COLLAPSE = withModel(
+  short(S1.params, 120, 150_000, { startMs: 10_000, durationMs: 30_000, recoveredFraction: 1 }),
+  'collapse',
+);
+
+/** The same scenario on the given provider model. */
+function withModel(params: ScenarioParams, model: 'simple' | 'collapse'): ScenarioParams {
+  return { ...params, provider: { ...params.provider, model } };
+}
+function simple(params: ScenarioParams): ScenarioParams {
+  return withModel(params, 'simple');
+}
 const S3_SHORT = short(S3.params, 60, 90_000);
 
 function poolOf(params: ScenarioParams) {
@@ -78,6 +95,25 @@ describe('S1 short: a fleet trips together in an outage', () => {
   });
 });
 
+describe('S1 short on the collapsing provider', () => {
+  it('naive and jittered collapse it (goodput stays far below servable); recloser does not, within its budget', async () => {
+    const [r, n, j] = await Promise.all([
+      run('S1c', S1_COLLAPSE, recloser),
+      run('S1c', S1_COLLAPSE, naive),
+      run('S1c', S1_COLLAPSE, jittered),
+    ]);
+    expect(n.acceptedShareOfServable!).toBeLessThan(0.6);
+    expect(j.acceptedShareOfServable!).toBeLessThan(0.6);
+    expect(n.wastedCalls).toBeGreaterThan(0);
+    expect(r.acceptedShareOfServable!).toBeGreaterThan(
+      Math.max(n.acceptedShareOfServable!, j.acceptedShareOfServable!),
+    );
+    expect(r.retripsAfterRecovery).toBe(0);
+    expect(r.budgetViolations).toEqual([]);
+    expect(r.maxAttemptedOverServable!).toBeLessThanOrEqual(1.2);
+  });
+});
+
 describe('S2 short: the provider comes back at 10 %', () => {
   it('recloser settles without re-tripping and accepts at least as much as naive', async () => {
     const [r, n] = await Promise.all([run('S2', S2_SHORT, recloser), run('S2', S2_SHORT, naive)]);
@@ -105,7 +141,7 @@ describe('S3 short: one broken host', () => {
 });
 
 describe('S7 short: fleet size', () => {
-  it("recloser's recovery peak is flat from 10 to 1,000 instances (within 2 attempts/s)", async () => {
+  it("recloser's recovery peak is flat from 10 to 1,000 instances (at most twice, or 5/s above, the smallest fleet's)", async () => {
     const at = (n: number) => ({ ...s7Params(n), durationMs: 130_000 });
     const [small, medium, large] = await Promise.all([
       run('S7-10', at(10), recloser),
@@ -113,8 +149,12 @@ describe('S7 short: fleet size', () => {
       run('S7-1000', at(1000), recloser),
     ]);
     expect(small.peakAttemptsPerSec).toBeGreaterThan(0);
+    // the wave (to 5 s after the first success) holds the probes and the ramp's first levels: set
+    // by the pool, not the fleet
     for (const r of [medium, large]) {
-      expect(Math.abs(r.peakAttemptsPerSec - small.peakAttemptsPerSec)).toBeLessThanOrEqual(2);
+      expect(r.peakAttemptsPerSec).toBeLessThanOrEqual(
+        Math.max(2 * small.peakAttemptsPerSec, small.peakAttemptsPerSec + 5),
+      );
     }
   });
 });

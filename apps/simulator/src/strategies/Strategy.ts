@@ -35,6 +35,8 @@ export interface Fleet {
   globalState(): GlobalState | null;
   /** the controller's ramp step, null when not ramping or without a controller */
   globalStep?(): number | null;
+  /** the controller's admitted ramp level (fraction of the pool's capacity), null when not ramping */
+  globalLevel?(): number | null;
   /** the pool the controller budgets with (recloser), for the invariants */
   pool?(): PoolConfig;
   /** instances the controller reported isolated (open while the group is closed) during the run */

@@ -2,7 +2,14 @@
 // in-memory controller that composes the real core decisions. Nothing of the policy lives here:
 // this file only wires the SDK's allow()/record() to the workload and drives the tickers.
 import { createRecloser, type Breaker, type BreakerState, type Recloser } from '@recloser/client';
-import { DEFAULT_POOL, DEFAULT_QUORUM, seededRng, type Outcome, type PoolConfig } from '@recloser/core';
+import {
+  currentLevel,
+  DEFAULT_POOL,
+  DEFAULT_QUORUM,
+  seededRng,
+  type Outcome,
+  type PoolConfig,
+} from '@recloser/core';
 import { InMemoryController } from '../controller/InMemoryController.js';
 import type { Simulation } from '../engine/Simulation.js';
 import type { CallGate, GateKind } from '../workload/CallGate.js';
@@ -132,6 +139,7 @@ export const recloser: Strategy = {
       },
       globalState: () => controller.global.state,
       globalStep: () => (controller.global.state === 'ramping' ? controller.global.step : null),
+      globalLevel: () => currentLevel(controller.global, controller.options.pool),
       pool: () => controller.options.pool,
       isolated: () => controller.isolated(),
     };

@@ -8,8 +8,19 @@ export type GateKind = 'call' | 'probe';
 export interface CallGate {
   /** May one call go out now? null = blocked. Called on the hot path: no allocation. */
   acquire(): GateKind | null;
-  /** The result of a call acquire() let out. */
-  complete(kind: GateKind, outcome: Outcome, latencyMs: number, retryAfterMs: number | undefined): void;
+  /** The result of a call acquire() let out; `attemptNo` 0 = a unit's first try, k = its k-th retry. */
+  complete(
+    kind: GateKind,
+    outcome: Outcome,
+    latencyMs: number,
+    retryAfterMs: number | undefined,
+    attemptNo?: number,
+  ): void;
+  /**
+   * A client that budgets its retries (a retry quota) says whether this failed call may be retried
+   * and how long to wait first; absent: the workload's own policy (always, with its backoff).
+   */
+  retry?(attemptNo: number, outcome: Outcome, retryAfterMs: number | undefined): { delayMs: number } | null;
   /** When a blocked gate may admit again (virtual ms); null = only when the strategy nudges the worker. */
   wakeAt(): number | null;
   /** instance-local breaker state, for the series and transitions */

@@ -116,10 +116,14 @@ export class Worker {
       outcome,
       answer.latencyMs,
     );
-    this.gate.complete(kind, outcome, answer.latencyMs, answer.retryAfterMs);
+    this.gate.complete(kind, outcome, answer.latencyMs, answer.retryAfterMs, attemptNo);
     if (outcome !== 'success' && (isSystemic(outcome) || outcome === 'rate_limited')) {
-      if (attemptNo < this.options.retries) {
-        const backoff = backoffDelayMs(attemptNo, this.options.retryBackoff, this.sim.rng);
+      const own =
+        attemptNo < this.options.retries && this.gate.retry
+          ? this.gate.retry(attemptNo, outcome, answer.retryAfterMs)
+          : undefined;
+      if (attemptNo < this.options.retries && own !== null) {
+        const backoff = own?.delayMs ?? backoffDelayMs(attemptNo, this.options.retryBackoff, this.sim.rng);
         this.sim.after(Math.max(backoff, answer.retryAfterMs ?? 0), () => {
           this.readyRetries.push(attemptNo + 1);
           this.pump();

@@ -4,10 +4,15 @@ import type { PoolConfig } from '../pool/PoolConfig.js';
 import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import { seededRng } from '../random/Rng.js';
 import type { RampSample } from '../ramp/Gates.js';
+import { stepBudget } from '../ramp/Allowance.js';
+import { BISECT_PRECISION, LEVEL_DECREASE } from '../ramp/RampLevel.js';
 import {
+  admittedLevel,
   applyOperatorAction,
   ceilingRetryWaitMs,
+  DRAIN_DWELLS,
   initialGlobalState,
+  SETTLED_WINDOW_DWELLS,
   OPERATOR_ACTIONS,
   onProbeResult,
   onQuorum,
@@ -17,21 +22,37 @@ import {
   type OperatorAction,
 } from './GlobalBreaker.js';
 
-const pool: PoolConfig = DEFAULT_POOL('llm', 'llm'); // dwell 10 s, minSample 10, 6 steps, 2 probes, 30 s cooldown
+const base = DEFAULT_POOL('llm', 'llm');
+// stated here, so the tests read the policy and not whatever the defaults are today
+const pool: PoolConfig = {
+  ...base,
+  probe: { ...base.probe, cooldownMs: 5000, intervalMs: 2000, ratePerSec: 1, probesToPass: 2 },
+  ramp: {
+    ...base.ramp,
+    steps: [0.01, 1],
+    dwellMs: 2000,
+    minSample: 10,
+    growth: 3,
+    probeGrowth: 1.1,
+    headroom: 0.05,
+    latencyInflation: 3,
+  },
+};
 const DWELL = pool.ramp.dwellMs;
 const rng = () => seededRng(42);
 const reached = { reached: true, open: 6, live: 10, threshold: 5, formedBy: ['a', 'b'] };
 
+// the probes answer in 200 ms: a level at 200 ms shows no queueing
 const good: RampSample = {
-  attempts: 50,
-  successes: 50,
+  attempts: 1000,
+  successes: 1000,
   rateLimited: 0,
-  latencyP95Ms: 300,
+  latencyP95Ms: 200,
   ttftP95Ms: 100,
   queueAgeMs: 0,
 };
-const degraded: RampSample = { ...good, latencyP95Ms: 5000 };
-const collapsed: RampSample = { ...good, successes: 5 };
+const degraded: RampSample = { ...good, successes: 900 };
+const collapsed: RampSample = { ...good, successes: 100 };
 const thin: RampSample = { ...good, attempts: 9, successes: 9 };
 
 function opened(now = 0): GlobalBreakerState {
@@ -44,7 +65,7 @@ function ramping(now = 100_000): GlobalBreakerState {
   expect(s.state).toBe('probing');
   s = onProbeResult(s, { outcome: 'success', latencyMs: 200 }, pool, now, rng()).next;
   s = onProbeResult(s, { outcome: 'success', latencyMs: 200 }, pool, now, rng()).next;
-  expect(s).toMatchObject({ state: 'ramping', step: 0, stepSince: now });
+  expect(s).toMatchObject({ state: 'ramping', step: 0, level: 0.01, stepSince: now, baselineLatencyMs: 200 });
   return s;
 }
 
@@ -61,6 +82,18 @@ function drained(s: GlobalBreakerState): GlobalBreakerState {
   return d.next;
 }
 
+/** One pass a dwell (+1 ms) after the level's window began. */
+function pass(s: GlobalBreakerState, sample: RampSample = good): Decision {
+  return tick(s, s.stepSince! + DWELL + 1, sample);
+}
+
+/** Passes levels until the ramp settles (at most 20 moves). */
+function settle(s: GlobalBreakerState): GlobalBreakerState {
+  for (let i = 0; i < 20 && !s.settled; i++) s = pass(s).next;
+  expect(s.settled).toBe(true);
+  return s;
+}
+
 /** Passes steps from `s` until `step` is reached, one dwell (+1 ms) each. */
 function climbTo(s: GlobalBreakerState, step: number): GlobalBreakerState {
   while (s.step! < step) s = tick(s, s.stepSince! + DWELL + 1, good).next;
@@ -72,8 +105,8 @@ describe('CLOSED → OPEN on quorum', () => {
     const d = onQuorum(initialGlobalState(0), reached, 1000, pool, rng());
     expect(d.next).toMatchObject({ state: 'open', epoch: 1, since: 1000, failedRecoveries: 0 });
     const cooldown = d.next.cooldownUntil! - 1000;
-    expect(cooldown).toBeGreaterThanOrEqual(24_000);
-    expect(cooldown).toBeLessThanOrEqual(30_000);
+    expect(cooldown).toBeGreaterThanOrEqual(4000);
+    expect(cooldown).toBeLessThanOrEqual(5000);
     expect(d.transitions).toEqual([
       expect.objectContaining({
         from: 'closed',
@@ -111,7 +144,7 @@ describe('OPEN → PROBING after the cooldown', () => {
 describe('PROBING', () => {
   const probing = () => tick(opened(), 40_000).next;
 
-  it('ramps from step 0 once probesToPass probes passed the gates', () => {
+  it('ramps from the start level once probesToPass probes passed the gates', () => {
     const one = onProbeResult(probing(), { outcome: 'success', latencyMs: 100 }, pool, 41_000, rng());
     expect(one.next).toMatchObject({ state: 'probing', probesPassed: 1 });
     expect(one.transitions[0]!.reason).toBe('probe passed (1 of 2)');
@@ -122,16 +155,22 @@ describe('PROBING', () => {
       42_000,
       rng(),
     );
-    expect(two.next).toMatchObject({ state: 'ramping', step: 0, stepSince: 42_000, settled: false });
+    expect(two.next).toMatchObject({
+      state: 'ramping',
+      step: 0,
+      level: 0.01,
+      stepSince: 42_000,
+      settled: false,
+    });
     expect(two.transitions[0]).toMatchObject({ from: 'probing', to: 'ramping', step: 0, actor: 'probe' });
   });
 
-  it('reopens with a longer cooldown and a new epoch when a probe fails', () => {
+  it('a failed probe reopens (new epoch) for a short jittered interval, without counting a failed recovery', () => {
     const d = onProbeResult(probing(), { outcome: 'overload', latencyMs: 30_000 }, pool, 41_000, rng());
-    expect(d.next).toMatchObject({ state: 'open', epoch: 2, failedRecoveries: 1 });
-    const cooldown = d.next.cooldownUntil! - 41_000;
-    expect(cooldown).toBeGreaterThanOrEqual(48_000);
-    expect(cooldown).toBeLessThanOrEqual(60_000);
+    expect(d.next).toMatchObject({ state: 'open', epoch: 2, failedRecoveries: 0 });
+    const wait = d.next.cooldownUntil! - 41_000;
+    expect(wait).toBeGreaterThanOrEqual(1000);
+    expect(wait).toBeLessThanOrEqual(3000);
     const slowSuccess = onProbeResult(
       probing(),
       { outcome: 'success', latencyMs: 2001 },
@@ -142,29 +181,51 @@ describe('PROBING', () => {
     expect(slowSuccess.next.state).toBe('open');
   });
 
+  it('property: however many probes fail in a row, the next waits within [max(½ interval, 1 s / rate), 1½ interval]', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.integer({ min: 1, max: 10 }),
+        fc.nat(),
+        (failures, intervalMs, ratePerSec, seed) => {
+          const p = { ...pool, probe: { ...pool.probe, intervalMs, ratePerSec } };
+          const r = seededRng(seed);
+          let s = onQuorum(initialGlobalState(0), reached, 0, p, r).next;
+          for (let k = 0; k < failures; k++) {
+            s = onTick(s, { now: s.cooldownUntil!, rng: r, pool: p }).next;
+            expect(s.state).toBe('probing');
+            const at = s.since + 10;
+            s = onProbeResult(s, { outcome: 'network', latencyMs: 10 }, p, at, r).next;
+            const wait = s.cooldownUntil! - at;
+            expect(wait).toBeGreaterThanOrEqual(Math.max(0.5 * intervalMs, 1000 / ratePerSec) - 1e-6);
+            expect(wait).toBeLessThanOrEqual(Math.max(1.5 * intervalMs, 1000 / ratePerSec) + 1e-6);
+            expect(s.failedRecoveries).toBe(0);
+          }
+        },
+      ),
+      { seed: 13 },
+    );
+  });
+
   it('ignores neutral outcomes, stale epochs, and results outside PROBING', () => {
     const p = probing();
-    expect(onProbeResult(p, { outcome: 'rate_limited', latencyMs: 5 }, pool, 1, rng())).toEqual({
-      next: p,
-      transitions: [],
-    });
-    expect(onProbeResult(p, { outcome: 'overload', latencyMs: 5, epoch: 0 }, pool, 1, rng()).next).toBe(p);
-    const o = opened();
-    expect(onProbeResult(o, { outcome: 'success', latencyMs: 5 }, pool, 1, rng()).next).toBe(o);
+    expect(onProbeResult(p, { outcome: 'rate_limited', latencyMs: 1 }, pool, 41_000, rng()).next).toBe(p);
+    expect(
+      onProbeResult(p, { outcome: 'success', latencyMs: 1, epoch: p.epoch - 1 }, pool, 41_000, rng()).next,
+    ).toBe(p);
+    const c = initialGlobalState(0);
+    expect(onProbeResult(c, { outcome: 'success', latencyMs: 1 }, pool, 1, rng()).next).toBe(c);
   });
 });
 
-describe('RAMPING', () => {
-  it('steps up on pass only after a full dwell (T−1 ms / T+1 ms), resetting the window', () => {
-    const s = ramping(100_000);
-    expect(tick(s, 100_000 + DWELL - 1, good).next).toBe(s);
-    const d = tick(s, 100_000 + DWELL + 1, good);
-    expect(d.next).toMatchObject({
-      state: 'ramping',
-      step: 1,
-      stepSince: 100_000 + DWELL + 1,
-      lastPassedStep: 0,
-    });
+describe('RAMPING: growth and the dwell', () => {
+  it('grows ×growth on pass only after the dwell floor (T−1 ms / T+1 ms), as a new step with a fresh window', () => {
+    const s = ramping(0);
+    expect(tick(s, DWELL - 1, good)).toEqual({ next: s, transitions: [] });
+    const d = tick(s, DWELL + 1, good);
+    expect(d.next).toMatchObject({ step: 1, stepSince: DWELL + 1, heldLevel: 0.01 });
+    expect(d.next.level).toBeCloseTo(0.03, 10);
     expect(d.transitions[0]).toMatchObject({
       from: 'ramping',
       to: 'ramping',
@@ -172,234 +233,251 @@ describe('RAMPING', () => {
       step: 1,
       actor: 'ramp',
     });
-    expect(d.transitions[0]!.figures.gates).toMatchObject({ outcome: 'pass', attempts: 50, successRate: 1 });
+    expect(d.transitions[0]!.figures.level).toBeCloseTo(0.03, 10);
   });
 
-  it.each([
-    ['pass', good, { step: 1, heldAtStep: null }],
-    ['degrade', degraded, { step: 0, heldAtStep: 0 }],
-    ['insufficient', thin, { step: 0, heldAtStep: null, stepSince: 0 }],
-  ] as const)('%s: nothing at dwell T−1 ms, the outcome at T+1 ms', (_name, sample, expected) => {
+  it('the dwell ends when the level has its minimum sample: a thin sample waits however long', () => {
     const s = ramping(0);
-    expect(tick(s, DWELL - 1, sample)).toEqual({ next: s, transitions: [] });
-    expect(tick(s, DWELL + 1, sample).next).toMatchObject({ state: 'ramping', ...expected });
+    expect(tick(s, 60 * DWELL, thin).next).toBe(s);
+    expect(tick(s, 60 * DWELL, good).next.step).toBe(1);
   });
 
-  it('collapse: acts at T−1 ms of the dwell already', () => {
-    expect(tick(ramping(0), DWELL - 1, collapsed).next.state).toBe('open');
-  });
-
-  it('waits while the sample is below the minimum, however long the dwell', () => {
-    const s = ramping(0);
-    expect(tick(s, 10 * DWELL, thin).next).toBe(s);
-    expect(tick(s, 10 * DWELL).next).toBe(s);
-  });
-
-  it('holds one dwell on degrade, then steps back and remembers the ceiling', () => {
-    const s = climbTo(ramping(0), 3);
-    const t0 = s.stepSince!;
-    const hold = tick(s, t0 + DWELL + 1, degraded);
-    expect(hold.next).toMatchObject({ step: 3, heldAtStep: 3, stepSince: t0 + DWELL + 1 });
-    expect(hold.transitions[0]!.reason).toMatch(/holding one dwell/);
-    const h = hold.next;
-    expect(tick(h, h.stepSince! + DWELL - 1, degraded).next).toBe(h);
-    const back = tick(h, h.stepSince! + DWELL + 1, degraded);
-    const at = h.stepSince! + DWELL + 1;
-    expect(back.next).toMatchObject({
-      step: 2,
-      heldAtStep: null,
-      ceiling: 3,
-      ceilingRetries: 1,
-      drainingUntil: at + DWELL,
-      nextStepUpAfter: at + DWELL + 2 * DWELL,
-      settled: false,
-    });
-    expect(back.transitions[0]!.figures.gates!.failed).toEqual(['latencyP95']);
-  });
-
-  it('a degrade that clears during the hold lets the ramp continue', () => {
-    const s = climbTo(ramping(0), 2);
-    const h = tick(s, s.stepSince! + DWELL + 1, degraded).next;
-    expect(tick(h, h.stepSince! + DWELL + 1, good).next).toMatchObject({
-      step: 3,
-      heldAtStep: null,
-      ceiling: null,
-    });
-  });
-
-  it('settles below the ceiling and retries it only after the longer dwell (T−1 ms / T+1 ms)', () => {
-    let s = climbTo(ramping(0), 3);
-    s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
-    s = tick(s, s.stepSince! + DWELL + 1, degraded).next; // step 2, ceiling 3, retry after drain + 2 dwells
-    const retryAt = s.nextStepUpAfter!;
-    expect(retryAt).toBe(s.stepSince! + 3 * DWELL);
-    s = drained(s);
-    const settle = tick(s, s.stepSince! + DWELL + 1, good);
-    expect(settle.next).toMatchObject({ step: 2, settled: true, ceiling: 3 });
-    expect(settle.transitions[0]!.reason).toMatch(/^settled at step 2/);
-    s = settle.next;
-    const quiet = tick(s, retryAt - 1, good);
-    expect(quiet.next).toMatchObject({ step: 2, settled: true });
-    expect(quiet.transitions).toEqual([]);
-    s = quiet.next;
-    const retry = tick(s, Math.max(retryAt + 1, s.stepSince! + DWELL + 1), good);
-    expect(retry.next).toMatchObject({ step: 3, settled: false, ceiling: 3 });
-    expect(retry.transitions[0]!.reason).toMatch(/retrying step 3/);
-    // the retry degrades: straight back (no hold), and the next retry waits twice as long
-    const at = retry.next.stepSince! + DWELL + 1;
-    const again = tick(retry.next, at, degraded);
-    expect(again.next).toMatchObject({
-      step: 2,
-      ceiling: 3,
-      ceilingRetries: 2,
-      drainingUntil: at + DWELL,
-      nextStepUpAfter: at + DWELL + 4 * DWELL,
-    });
-  });
-
-  it('caps the ceiling retry wait', () => {
-    expect(ceilingRetryWaitMs(DWELL, 1)).toBe(2 * DWELL);
-    expect(ceilingRetryWaitMs(DWELL, 5)).toBe(32 * DWELL);
-    expect(ceilingRetryWaitMs(DWELL, 50)).toBe(32 * DWELL);
-  });
-
-  it('lifts the ceiling once the retried step holds', () => {
-    let s = climbTo(ramping(0), 3);
-    s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
-    s = tick(s, s.stepSince! + DWELL + 1, degraded).next;
-    s = drained(s);
-    s = tick(s, s.nextStepUpAfter! + 1, good).next;
-    expect(s.step).toBe(3);
-    s = tick(s, s.stepSince! + DWELL + 1, good).next;
-    expect(s).toMatchObject({ step: 4, ceiling: null, ceilingRetries: 0, nextStepUpAfter: null });
-  });
-
-  it('collapse lands at once on the last step that held; a second collapse reopens', () => {
-    const s = climbTo(ramping(0), 3);
-    const d = tick(s, s.stepSince! + 1, collapsed);
-    expect(d.next).toMatchObject({ state: 'ramping', step: 2, ceiling: 3, lastPassedStep: null });
-    expect(d.transitions[0]!.figures.gates!.outcome).toBe('collapse');
-    const again = tick(drained(d.next), d.next.drainingUntil! + 1, collapsed);
-    expect(again.next).toMatchObject({ state: 'open', failedRecoveries: 1, epoch: s.epoch + 1, step: null });
-  });
-
-  it('after a step back the landing step drains one dwell: no judgement at T−1 ms, a fresh window at T', () => {
-    const s = climbTo(ramping(0), 3);
-    const back = tick(s, s.stepSince! + 1, collapsed).next;
-    expect(back).toMatchObject({
-      step: 2,
-      stepSince: s.stepSince! + 1,
-      drainingUntil: s.stepSince! + 1 + DWELL,
-    });
-    // the aftermath of step 3 (even a collapse) is not blamed on step 2
-    expect(tick(back, back.drainingUntil! - 1, collapsed)).toEqual({ next: back, transitions: [] });
-    const fresh = tick(back, back.drainingUntil!, collapsed);
-    expect(fresh).toEqual({
-      next: { ...back, stepSince: back.drainingUntil, drainingUntil: null },
-      transitions: [],
-    });
-    // from then on a collapse acts at once again
-    expect(tick(fresh.next, fresh.next.stepSince! + 1, collapsed).next.state).toBe('open');
-  });
-
-  it('collapse at step 0 reopens at once with a longer cooldown', () => {
-    const s = ramping(0);
-    const d = tick(s, 1, collapsed);
-    expect(d.next).toMatchObject({ state: 'open', failedRecoveries: 1, ceiling: null });
-    expect(d.next.cooldownUntil! - 1).toBeGreaterThanOrEqual(48_000);
-    expect(d.transitions[0]).toMatchObject({ from: 'ramping', to: 'open', fromStep: 0, step: null });
-  });
-
-  it('degraded twice at step 0 reopens', () => {
+  it('a pass counts only once the level was used: half a dwell at its rate, or at the demand when lower', () => {
     let s = ramping(0);
-    s = tick(s, DWELL + 1, degraded).next;
-    expect(s.heldAtStep).toBe(0);
-    const d = tick(s, s.stepSince! + DWELL + 1, degraded);
-    expect(d.next).toMatchObject({ state: 'open', failedRecoveries: 1 });
+    for (let i = 0; i < 4; i++) s = pass(s).next; // 0.01 → 0.03 → 0.09 → 0.27 → 0.81
+    expect(s.level).toBeCloseTo(0.81, 10);
+    const rate = 0.81 * pool.capacity.standard!.ratePerSec;
+    const needed = Math.floor(0.5 * rate * (DWELL / 1000));
+    const t = s.stepSince! + DWELL + 1;
+    const few = { ...good, attempts: needed - 1, successes: needed - 1 };
+    expect(onTick(s, { now: t, rng: rng(), pool, sample: few }).next).toBe(s);
+    const enough = { ...good, attempts: needed, successes: needed };
+    expect(onTick(s, { now: t, rng: rng(), pool, sample: enough }).next.level).toBe(1);
+    // a fleet that wants less than the level admits proves it at its demand
+    const demand = { standard: 10 };
+    const thinButAll = { ...good, attempts: 10, successes: 10 };
+    expect(onTick(s, { now: t, rng: rng(), pool, sample: thinButAll, demand }).next.level).toBe(1);
   });
 
-  it('closes once the last step held a dwell, and forgets failed recoveries', () => {
-    let s = climbTo(ramping(0), 5);
-    s = { ...s, failedRecoveries: 3 };
-    expect(tick(s, s.stepSince! + DWELL - 1, good).next).toBe(s);
-    const d = tick(s, s.stepSince! + DWELL + 1, good);
-    expect(d.next).toMatchObject({ state: 'closed', failedRecoveries: 0, step: null, cooldownUntil: null });
-    expect(d.transitions[0]).toMatchObject({ from: 'ramping', to: 'closed', fromStep: 5 });
+  it('collapse acts before the dwell is over', () => {
+    expect(tick(ramping(0), 1, collapsed).next.state).toBe('open');
+  });
+
+  it('growth shrinks as latency inflates: ×3 at the baseline, ×2 at 1.5×, ×1.2 from 2× (the floor), degraded past 3×', () => {
+    const s = climbTo(ramping(0), 1); // held 0.01, level 0.03
+    const at = (latencyP95Ms: number) => pass(s, { ...good, latencyP95Ms }).next;
+    expect(at(200).level! / s.level!).toBeCloseTo(3, 10);
+    expect(at(300).level! / s.level!).toBeCloseTo(2, 10);
+    expect(at(400).level! / s.level!).toBeCloseTo(1.2, 10);
+    expect(at(599).level! / s.level!).toBeCloseTo(1.2, 10);
+    const inflated = pass(s, { ...good, latencyP95Ms: 601 });
+    expect(inflated.next.level).toBe(0.01);
+    expect(inflated.next.failedLevel).toBeCloseTo(0.03, 10);
+    expect(inflated.transitions[0]!.figures.gates!.failed).toEqual(['latencyInflation']);
+  });
+
+  it('never admits more than the top level, and closes once the top level held (recovered: learned = top)', () => {
+    let s = ramping(0);
+    for (let i = 0; i < 20 && s.state === 'ramping'; i++) {
+      const d = pass(s);
+      if (d.next.state === 'ramping') expect(d.next.level!).toBeLessThanOrEqual(1);
+      s = d.next;
+    }
+    expect(s).toMatchObject({
+      state: 'closed',
+      failedRecoveries: 0,
+      step: null,
+      level: null,
+      sustainedLevel: 1,
+    });
   });
 });
 
-describe('the last step closes only when it is not binding', () => {
-  const budget = pool.capacity.standard!.ratePerSec; // the last step's rate (fraction 1)
-  const at = (s: GlobalBreakerState, now: number, demand: Record<string, number>) =>
-    onTick(s, { now, rng: rng(), pool, sample: good, demand });
+describe('RAMPING: finding the limit', () => {
+  /** ramping at 0.03 (0.01 held), then 0.09 degraded: back to 0.03, limit 0.09 */
+  function limited(): GlobalBreakerState {
+    let s = pass(ramping(0)).next; // 0.03
+    s = pass(s).next; // 0.09
+    const d = pass(s, degraded);
+    expect(d.next.level).toBeCloseTo(0.03, 10);
+    expect(d.next.failedLevel).toBeCloseTo(0.09, 10);
+    expect(d.transitions[0]!.reason).toContain('back to 3 %');
+    return d.next;
+  }
 
-  it('stays at the last step, settled and recorded once, while the fleet wants more than it allows', () => {
-    const s = climbTo(ramping(0), 5);
-    const t1 = s.stepSince! + DWELL + 1;
-    const held = at(s, t1, { standard: budget * 3 });
-    expect(held.next).toMatchObject({ state: 'ramping', step: 5, settled: true, stepSince: t1 });
-    expect(held.transitions).toHaveLength(1);
-    expect(held.transitions[0]!.reason).toMatch(/wants more than it allows .*settled, still throttled/);
-    expect(held.transitions[0]!.figures.load).toEqual({ standard: { demand: budget * 3, budget } });
-    // judged again each dwell, silently while still binding: nothing at T−1 ms, a fresh window at T+1 ms
-    expect(at(held.next, t1 + DWELL - 1, { standard: budget * 2 }).next).toBe(held.next);
-    const again = at(held.next, t1 + DWELL + 1, { standard: budget * 2 });
+  it('a level that degrades lands at once on the last that held and drains for DRAIN_DWELLS (T−1 ms / T)', () => {
+    const s = limited();
+    const until = s.stepSince! + DRAIN_DWELLS * DWELL;
+    expect(s.drainingUntil).toBe(until);
+    expect(tick(s, until - 1, collapsed).next).toBe(s);
+    expect(drained(s)).toMatchObject({ stepSince: until });
+  });
+
+  it('bisects between the level that held and the one that failed, capped at (1 − headroom) × failed, then settles', () => {
+    let s = drained(limited());
+    const seen: number[] = [];
+    for (let i = 0; i < 20 && !s.settled; i++) {
+      s = pass(s).next;
+      seen.push(s.level!);
+      expect(s.level!).toBeLessThanOrEqual(0.09 * (1 - pool.ramp.headroom) + 1e-12);
+    }
+    expect(s.settled).toBe(true);
+    expect(seen[0]).toBeCloseTo((0.03 + 0.09) / 2, 10);
+    // settled within BISECT_PRECISION of the headroom cap
+    expect(s.level!).toBeGreaterThanOrEqual(
+      (0.09 * (1 - pool.ramp.headroom)) / (1 + BISECT_PRECISION) - 1e-12,
+    );
+    expect(s.sustainedLevel).toBe(s.level);
+  });
+
+  it('settled: recorded once, judged over longer windows, and tried higher only after the wait (T−1 ms / T+1 ms)', () => {
+    let s = drained(limited());
+    let transitions = 0;
+    s = settle(s);
+    const settledLevel = s.level!;
+    const retryAt = s.nextStepUpAfter!;
+    expect(retryAt - s.stepSince!).toBe(ceilingRetryWaitMs(DWELL, 0));
+    // a settled level is not judged before SETTLED_WINDOW_DWELLS dwells
+    expect(tick(s, s.stepSince! + SETTLED_WINDOW_DWELLS * DWELL - 1, degraded).next).toBe(s);
+    const W = SETTLED_WINDOW_DWELLS * DWELL;
+    for (let i = 0; i < 100 && s.stepSince! + W < retryAt; i++) {
+      const d = tick(s, s.stepSince! + W, good);
+      transitions += d.transitions.length;
+      expect(d.next.level).toBe(settledLevel);
+      s = d.next;
+    }
+    expect(transitions).toBe(0);
+    // the first judgement at or after retryAt tries above; one just before it (T−1 ms) does not
+    const judged = Math.max(retryAt, s.stepSince! + W);
+    if (judged === retryAt) expect(tick(s, retryAt - 1, good).next.level).toBe(settledLevel);
+    const after = tick(s, judged + 1, good);
+    expect(after.next.level).toBeCloseTo(settledLevel * pool.ramp.probeGrowth, 10);
+    expect(after.next.failedLevel).toBeNull();
+    expect(after.transitions[0]!.reason).toContain('above the limit found');
+  });
+
+  it('the wait before trying above a limit grows each time the limit is found again, up to a cap', () => {
+    expect(ceilingRetryWaitMs(DWELL, 1)).toBe(2 * ceilingRetryWaitMs(DWELL, 0));
+    expect(ceilingRetryWaitMs(DWELL, 50)).toBe(ceilingRetryWaitMs(DWELL, 5));
+  });
+
+  it('a level that held and then degrades, with nothing lower known, falls multiplicatively', () => {
+    let s = drained(limited());
+    s = settle(s);
+    const settledLevel = s.level!;
+    const d = tick(s, s.stepSince! + SETTLED_WINDOW_DWELLS * DWELL + 1, degraded);
+    expect(d.next.level).toBeCloseTo(settledLevel * LEVEL_DECREASE, 10);
+    expect(d.next).toMatchObject({ heldLevel: null, settled: false });
+    expect(d.next.failedLevel).toBeCloseTo(settledLevel, 10);
+  });
+
+  it('collapse lands at once on the last level that held and lowers the learned level; at the start level it reopens', () => {
+    const s = pass(pass(ramping(0)).next).next; // 0.09, held 0.03
+    const d = tick(s, s.stepSince! + 1, collapsed);
+    expect(d.next.level).toBeCloseTo(0.03, 10);
+    expect(d.next.sustainedLevel!).toBeCloseTo(0.09 * LEVEL_DECREASE, 10);
+    const first = ramping(0);
+    const r = tick(first, 1, collapsed);
+    expect(r.next).toMatchObject({ state: 'open', failedRecoveries: 1, epoch: first.epoch + 1 });
+    const cooldown = r.next.cooldownUntil! - 1;
+    expect(cooldown).toBeGreaterThanOrEqual(0.8 * 2 * pool.probe.cooldownMs);
+    expect(cooldown).toBeLessThanOrEqual(2 * pool.probe.cooldownMs);
+    expect(r.next.sustainedLevel!).toBeCloseTo(0.01 * LEVEL_DECREASE, 10);
+  });
+
+  it('a degrade at the start level with nothing lower reopens', () => {
+    const d = pass(ramping(0), degraded);
+    expect(d.next).toMatchObject({ state: 'open', failedRecoveries: 1 });
+  });
+});
+
+describe('RAMPING: the learned level sizes the next recovery', () => {
+  it('grows ×growth up to the learned level (not past it in one move), ×probeGrowth above it', () => {
+    const s = { ...ramping(0), sustainedLevel: 0.05 };
+    const a = pass(s).next;
+    expect(a.level).toBeCloseTo(0.03, 10);
+    const b = pass(a).next;
+    expect(b.level).toBeCloseTo(0.05, 10);
+    const c = pass(b).next;
+    expect(c.level).toBeCloseTo(0.05 * pool.ramp.probeGrowth, 10);
+  });
+
+  it('is kept across epochs: closing learns the top, a collapse lowers it, an operator force_close keeps it', () => {
+    const learned = { ...ramping(0), sustainedLevel: 0.4 };
+    const collapsedOnce = tick(learned, 1, collapsed).next;
+    expect(collapsedOnce.sustainedLevel!).toBeCloseTo(0.01 * LEVEL_DECREASE, 10);
+    const forced = applyOperatorAction(learned, 'force_close', '', 5, pool, rng()).next;
+    expect(forced.sustainedLevel).toBe(0.4);
+    const reopened = onQuorum(forced, reached, 10, pool, rng()).next;
+    expect(reopened.sustainedLevel).toBe(0.4);
+  });
+});
+
+describe('the top level closes only when it is not binding', () => {
+  const at = (s: GlobalBreakerState, now: number, demand: number) =>
+    onTick(s, { now, rng: rng(), pool, sample: good, demand: { standard: demand } });
+  const rate = pool.capacity.standard!.ratePerSec;
+  function atTop(): GlobalBreakerState {
+    let s = ramping(0);
+    for (let i = 0; i < 20 && s.level! < 1; i++) s = pass(s).next;
+    expect(s.level).toBe(1);
+    return s;
+  }
+
+  it('stays at the top, settled and recorded once, while the fleet wants more than it allows', () => {
+    const s = atTop();
+    const d = at(s, s.stepSince! + DWELL + 1, rate * 2);
+    expect(d.next).toMatchObject({ state: 'ramping', settled: true, level: 1, sustainedLevel: 1 });
+    expect(d.transitions[0]!.reason).toContain('wants more than it allows');
+    const again = at(d.next, d.next.stepSince! + SETTLED_WINDOW_DWELLS * DWELL + 1, rate * 2);
     expect(again.transitions).toEqual([]);
-    expect(again.next).toMatchObject({ state: 'ramping', step: 5, stepSince: t1 + DWELL + 1 });
-    // the backlog drained: demand at exactly the step's rate fits
-    const t3 = t1 + 2 * DWELL + 2;
-    const closed = at(again.next, t3, { standard: budget });
-    expect(closed.next.state).toBe('closed');
-    expect(closed.transitions[0]!.reason).toMatch(/demand fits/);
-    expect(closed.transitions[0]!.figures.load).toEqual({ standard: { demand: budget, budget } });
+    const fits = at(again.next, again.next.stepSince! + SETTLED_WINDOW_DWELLS * DWELL + 1, rate * 0.5);
+    expect(fits.next.state).toBe('closed');
   });
 
-  it('closes at once when the demand fits from the start, and without demand figures as before', () => {
-    const s = climbTo(ramping(0), 5);
-    expect(at(s, s.stepSince! + DWELL + 1, { standard: 1 }).next.state).toBe('closed');
-    expect(tick(s, s.stepSince! + DWELL + 1, good).next.state).toBe('closed');
-  });
-
-  it('a binding last step that degrades still holds, then steps back', () => {
-    const s = at(climbTo(ramping(0), 5), DWELL * 6 + 10, { standard: budget * 3 }).next;
-    const d1 = onTick(s, { now: s.stepSince! + DWELL + 1, rng: rng(), pool, sample: degraded, demand: {} });
-    expect(d1.next).toMatchObject({ step: 5, heldAtStep: 5, settled: false });
-    const d2 = onTick(d1.next, { now: d1.next.stepSince! + DWELL + 1, rng: rng(), pool, sample: degraded });
-    expect(d2.next).toMatchObject({ step: 4, ceiling: 5 });
+  it('closes at once when the demand fits, and without demand figures', () => {
+    const s = atTop();
+    expect(at(s, s.stepSince! + DWELL + 1, rate).next.state).toBe('closed');
+    expect(pass(s).next.state).toBe('closed');
   });
 });
 
 describe('provider models (the recovery a simulator would see)', () => {
-  /** gates hold while admitted load ≤ capacity; far above it the provider collapses */
+  /** queueing (latency 2.5×) from `capacity`, degraded above 1.2× it, collapsed above 2× */
   function run(capacity: number, durationMs: number) {
     let s = ramping(0);
-    const retryTimes: number[] = [];
     let opens = 0;
+    let maxOver = 0;
     for (let now = 1000; now <= durationMs; now += 1000) {
-      const load = s.step === null ? 0 : pool.ramp.steps[s.step]!;
-      const sample = load <= capacity ? good : load <= capacity * 3 ? degraded : collapsed;
+      const level = admittedLevel(s) ?? 0;
+      if (s.state === 'ramping') maxOver = Math.max(maxOver, level / capacity);
+      const sample =
+        level <= capacity * 0.8
+          ? good
+          : level <= capacity
+            ? { ...good, latencyP95Ms: 500 }
+            : level <= capacity * 1.2
+              ? { ...good, latencyP95Ms: 700 }
+              : level <= capacity * 2
+                ? degraded
+                : collapsed;
       const d = tick(s, now, s.state === 'ramping' ? sample : undefined);
       if (d.next.state === 'open' && s.state !== 'open') opens++;
-      if (d.transitions.some((t) => t.reason.startsWith('gates held') && t.reason.includes('retrying'))) {
-        retryTimes.push(now);
-      }
       s = d.next;
     }
-    return { s, retryTimes, opens };
+    return { s, opens, maxOver };
   }
 
-  it('a provider back at 10 % settles at the 10 % step without reopening', () => {
-    const { s, retryTimes, opens } = run(0.1, 60 * 60_000);
+  it('a provider back at 10 % settles just below 10 % without reopening, never sending 1.2× of it', () => {
+    const { s, opens, maxOver } = run(0.1, 10 * 60_000);
     expect(opens).toBe(0);
-    expect(s).toMatchObject({ state: 'ramping', step: 2, settled: true });
-    // retries of the 25 % step grow apart (no oscillation) up to the cap of 32 dwells
-    const gaps = retryTimes.slice(1).map((t, i) => t - retryTimes[i]!);
-    expect(gaps.length).toBeGreaterThan(3);
-    gaps.slice(1).forEach((g, i) => expect(g).toBeGreaterThanOrEqual(gaps[i]!));
-    expect(gaps.at(-1)!).toBeGreaterThanOrEqual(32 * DWELL);
+    expect(s.state).toBe('ramping');
+    expect(s.level!).toBeLessThanOrEqual(0.1 * 1.2);
+    expect(s.level!).toBeGreaterThanOrEqual(0.1 * LEVEL_DECREASE);
+    expect(maxOver).toBeLessThanOrEqual(1.2 * 1.2);
   });
 
-  it('a provider back at 100 % closes after the last step', () => {
+  it('a provider back at 100 % closes', () => {
     const { s, opens } = run(1, 10 * 60_000);
     expect(opens).toBe(0);
     expect(s.state).toBe('closed');
@@ -474,7 +552,7 @@ describe('operator actions', () => {
     const resumed = applyOperatorAction(paused, 'resume_ramp', '', 5 * DWELL, pool, rng()).next;
     expect(resumed).toMatchObject({ rampPaused: false, stepSince: 5 * DWELL });
     expect(tick(resumed, 6 * DWELL - 1, good).next.step).toBe(0);
-    expect(tick(resumed, 6 * DWELL + 1, good).next.step).toBe(1);
+    expect(tick(resumed, 6 * DWELL + 1, good).next).toMatchObject({ step: 1, heldLevel: 0.01 });
   });
 });
 
@@ -540,15 +618,17 @@ describe('invariants (property)', () => {
     },
   );
 
-  function checkState(s: GlobalBreakerState, steps: number) {
+  function checkState(s: GlobalBreakerState) {
     const r = s.state === 'ramping';
     expect(s.step !== null).toBe(r);
+    expect(s.level !== null).toBe(r);
     expect(s.stepSince !== null).toBe(r);
-    if (s.step !== null) expect(s.step >= 0 && s.step < steps).toBe(true);
+    if (s.step !== null) expect(s.step).toBeGreaterThanOrEqual(0);
+    if (s.level !== null) expect(s.level > 0 && s.level <= 1).toBe(true);
     expect(s.cooldownUntil !== null).toBe(s.state === 'open');
-    expect(s.ceiling !== null).toBe(s.nextStepUpAfter !== null);
-    if (s.ceiling !== null) expect(r && s.step! <= s.ceiling && s.ceiling < steps).toBe(true);
-    if (s.heldAtStep !== null) expect(s.heldAtStep).toBe(s.step);
+    if (s.nextStepUpAfter !== null) expect(s.failedLevel !== null && s.settled).toBe(true);
+    if (s.failedLevel !== null) expect(r).toBe(true);
+    if (s.sustainedLevel !== null) expect(s.sustainedLevel > 0 && s.sustainedLevel <= 1).toBe(true);
     if (s.settled) expect(r).toBe(true);
     if (s.drainingUntil !== null && s.drainingUntil !== undefined) expect(r).toBe(true);
     if (s.operatorHold) expect(s.state).toBe('open');
@@ -574,16 +654,33 @@ describe('invariants (property)', () => {
           } else if (e.kind === 'probe')
             d = onProbeResult(s, { outcome: e.outcome, latencyMs: e.latencyMs }, pool, now, r);
           else d = applyOperatorAction(s, e.action, 'test', now, pool, r);
-          checkState(d.next, pool.ramp.steps.length);
-          expect(d.next.epoch).toBeGreaterThanOrEqual(s.epoch);
-          if (d.next.state === 'open' && s.state !== 'open') expect(d.next.epoch).toBe(s.epoch + 1);
-          if (d.next.state !== s.state || d.next.step !== s.step)
-            expect(d.transitions.length).toBeGreaterThan(0);
-          // the ramp climbs one step at a time, and only after a full dwell of its window
-          if (s.step !== null && d.next.step !== null && d.next.step > s.step) {
-            expect(d.next.step).toBe(s.step + 1);
+          checkState(d.next);
+          // while OPEN or PROBING nothing is admitted beyond the probe budget: no ramp level, no allowance
+          if (d.next.state === 'open' || d.next.state === 'probing') {
+            expect(admittedLevel(d.next)).toBeNull();
+            if (d.next.state === 'open' && d.next.epoch !== s.epoch)
+              expect(d.next.cooldownUntil! - now).toBeGreaterThanOrEqual(
+                d.next.operatorHold ? 0 : Math.min(1000 / pool.probe.ratePerSec, 0.8 * pool.probe.cooldownMs),
+              );
+          }
+          const at = admittedLevel(d.next);
+          if (at !== null)
+            expect(Object.keys(stepBudget(pool, { step: d.next.step!, level: at }))).toEqual(['standard']);
+          // a climb is never above the last level that held times the growth factor
+          if (s.level !== null && d.next.level !== null && d.next.level > s.level && s.state === 'ramping') {
+            expect(d.next.level).toBeLessThanOrEqual(d.next.heldLevel! * pool.ramp.growth + 1e-12);
             expect(now).toBeGreaterThanOrEqual(s.stepSince! + DWELL);
           }
+          // the learned level falls after a collapse
+          if (d.transitions.some((t) => t.figures.gates?.outcome === 'collapse'))
+            expect(d.next.sustainedLevel!).toBeLessThan(s.sustainedLevel ?? 1);
+          expect(d.next.epoch).toBeGreaterThanOrEqual(s.epoch);
+          if (d.next.state === 'open' && s.state !== 'open') expect(d.next.epoch).toBe(s.epoch + 1);
+          if (d.next.state !== s.state || d.next.step !== s.step || d.next.level !== s.level)
+            expect(d.transitions.length).toBeGreaterThan(0);
+          // every change of level is one new step
+          if (s.step !== null && d.next.step !== null && d.next.level !== s.level)
+            expect(d.next.step).toBe(s.step + 1);
           let prev = s;
           for (const t of d.transitions) {
             expect(t.from).toBe(prev.state);

@@ -1,9 +1,12 @@
 // The global lifecycle of one breaker (docs/architecture.md), as pure functions of a serialisable
-// state: CLOSED → OPEN on a quorum of live instances; OPEN → PROBING after a jittered,
-// exponentially growing cooldown; PROBING → RAMPING(0) after enough probes pass the gates; a
-// stepped ramp that only climbs while the gates hold, settles below a step the provider cannot
-// sustain and retries it after ever longer waits; CLOSED only after the last step held a dwell
-// and the fleet's demand fits within it (else it stays there: recovered, still throttled).
+// state: CLOSED → OPEN on a quorum of live instances; OPEN → PROBING after a jittered cooldown;
+// while the provider is still down a failed probe reopens with a short jittered probe interval
+// (not a longer cooldown: only a collapsed ramp backs off); PROBING → RAMPING after enough probes
+// pass the gates; a ramp that finds the provider's capacity (RampLevel.ts) — geometric growth while
+// the gates hold, bisection between the last level that held and the first that failed, settling
+// with headroom below it — and judges each level once it has its minimum sample (after a floor);
+// CLOSED only after the top level held and the fleet's demand fits within it. Each breaker keeps
+// the level it last sustained (its learned capacity) across recoveries.
 // Every change comes back with a TransitionRecord for the transition log.
 import { backoffDelayMs, type BackoffOptions } from '../backoff/Backoff.js';
 import type { PoolConfig } from '../pool/PoolConfig.js';
@@ -16,6 +19,16 @@ import {
   type ProbeObservation,
   type RampSample,
 } from '../ramp/Gates.js';
+import {
+  bisectedLevel,
+  decreasedLevel,
+  grownLevel,
+  latencyRatio,
+  learnedAfterCollapse,
+  startLevel,
+  topLevel,
+} from '../ramp/RampLevel.js';
+import { stepBudget } from '../ramp/Allowance.js';
 import { describeLoad, stepLoad, type ClassLoad } from '../ramp/StepLoad.js';
 import type { GlobalState, TrafficClass } from '../wire.js';
 import { GLOBAL_STATE_VERSION } from './StateVersion.js';
@@ -28,31 +41,41 @@ export interface GlobalBreakerState {
   epoch: number;
   /** when `state` was entered (controller clock, ms) */
   since: number;
-  /** recoveries that failed since the last CLOSED: the exponent of the cooldown backoff */
+  /** ramps that collapsed since the last CLOSED: the exponent of the cooldown backoff */
   failedRecoveries: number;
   /** set iff OPEN: PROBING starts at this time */
   cooldownUntil: number | null;
   /** probes passed in this PROBING phase */
   probesPassed: number;
-  /** set iff RAMPING: index into pool.ramp.steps */
+  /**
+   * set iff RAMPING: the ramp's moves in this epoch (0, 1, 2, …): every change of level is a new
+   * step, so (epoch, step) names one level's judging and allowance division
+   */
   step: number | null;
+  /** set iff RAMPING: the fraction of each admitted class's capacity admitted now */
+  level: number | null;
   /** set iff RAMPING: start of the current judging window; the ramp sample covers [stepSince, now] */
   stepSince: number | null;
   /** operator pause: the ramp does not move (a collapse still acts) */
   rampPaused: boolean;
-  /** gates degraded at this step: held for one dwell before stepping back */
-  heldAtStep: number | null;
-  /** lowest step that degraded or collapsed in this ramp; climbed to only after nextStepUpAfter */
-  ceiling: number | null;
-  /** times the ceiling was found again: the retry wait is dwell·2^ceilingRetries (capped) */
+  /** the highest level whose gates passed in this recovery: where a failure above it lands */
+  heldLevel: number | null;
+  /** the lowest level that degraded or collapsed in this recovery: the limit found */
+  failedLevel: number | null;
+  /** times a limit was found again: the wait before trying above it is 5·dwell·2^retries (capped) */
   ceilingRetries: number;
-  /** set iff ceiling is set: the ceiling may be retried from this time */
+  /** set while settled below failedLevel: levels above the settled one may be tried again from this time */
   nextStepUpAfter: number | null;
-  /** the last step whose gates passed in this ramp: where a collapse above it lands */
-  lastPassedStep: number | null;
+  /** the lowest p95 latency seen in this recovery (the probes' and the levels' that passed) */
+  baselineLatencyMs: number | null;
   /**
-   * recovered at a sustainable level: the gates hold just below a ceiling that is not yet retried,
-   * or at the last step while the fleet still wants more than it allows (not closed yet)
+   * learned capacity, kept across recoveries: the level the breaker last sustained (the top when it
+   * closed, the level it settled at, multiplicatively less after a collapse); null = never learned
+   */
+  sustainedLevel: number | null;
+  /**
+   * recovered at a sustainable level: the gates hold just below a limit that is not yet retried,
+   * or at the top level while the fleet still wants more than it allows (not closed yet)
    */
   settled: boolean;
   /** operator force_open: stays OPEN (no probing) until force_close or resume_ramp */
@@ -91,7 +114,10 @@ export interface TransitionFigures {
   };
   /** the cooldown drawn on entering OPEN */
   cooldownMs?: number;
-  ceiling?: number | null;
+  /** the ramp's level after the transition, the limit found and the learned level */
+  level?: number | null;
+  failedLevel?: number | null;
+  sustainedLevel?: number | null;
   nextStepUpAfter?: number | null;
   failedRecoveries?: number;
   action?: OperatorAction;
@@ -124,22 +150,39 @@ export function cooldownBackoff(pool: PoolConfig): BackoffOptions {
   return { baseMs: base, maxMs: base * 32, multiplier: 2, jitter: 0.2 };
 }
 
-/** A ceiling found k times is retried after dwell·2^k, at most dwell·2^MAX_CEILING_EXPONENT. */
-export const MAX_CEILING_EXPONENT = 5;
+/**
+ * The wait before the next probe after one that failed: pool.probe.intervalMs drawn from [½, 1½]×,
+ * never sooner than the probe rate allows (1 s / ratePerSec). Not a function of how many failed.
+ */
+export function probeIntervalMs(pool: PoolConfig, rng: Rng): number {
+  const floor = 1000 / Math.max(1e-9, pool.probe.ratePerSec);
+  return Math.max(floor, pool.probe.intervalMs * (0.5 + rng.next()));
+}
+
+/** A limit found k times is tried above again after SETTLE_DWELLS·dwell·2^k, at most 2^MAX_CEILING_EXPONENT× that. */
+export const MAX_CEILING_EXPONENT = 2;
+export const SETTLE_DWELLS = 5;
+/** After a step down the landing level is not judged for this many dwells: the provider drains what queued above it. */
+export const DRAIN_DWELLS = 2;
+/** A level's pass counts once its sample carried this share of a dwell at the level's rate (or the demand). */
+export const USED_SHARE = 0.5;
+/** A settled level is judged over windows of this many dwells (a few failures in one dwell are noise). */
+export const SETTLED_WINDOW_DWELLS = 3;
 
 export function ceilingRetryWaitMs(dwellMs: number, ceilingRetries: number): number {
-  return dwellMs * 2 ** Math.min(MAX_CEILING_EXPONENT, Math.max(0, ceilingRetries));
+  return SETTLE_DWELLS * dwellMs * 2 ** Math.min(MAX_CEILING_EXPONENT, Math.max(0, ceilingRetries));
 }
 
 /** The fields of a ramp, cleared whenever the breaker is not ramping. */
 const NO_RAMP = {
   step: null,
+  level: null,
   stepSince: null,
-  heldAtStep: null,
-  ceiling: null,
+  heldLevel: null,
+  failedLevel: null,
   ceilingRetries: 0,
   nextStepUpAfter: null,
-  lastPassedStep: null,
+  baselineLatencyMs: null,
   settled: false,
   drainingUntil: null,
 } as const;
@@ -159,7 +202,30 @@ function closedFields(now: number) {
 }
 
 export function initialGlobalState(now: number): GlobalBreakerState {
-  return { v: GLOBAL_STATE_VERSION, ...closedFields(now), epoch: 0, quorumQuietUntil: null };
+  return {
+    v: GLOBAL_STATE_VERSION,
+    ...closedFields(now),
+    epoch: 0,
+    sustainedLevel: null,
+    quorumQuietUntil: null,
+  };
+}
+
+/** The level admitted now: the ramp's level while RAMPING, else null (CLOSED: unlimited; OPEN, PROBING: none). */
+export function admittedLevel(s: Pick<GlobalBreakerState, 'state' | 'level'>): number | null {
+  return s.state === 'ramping' ? s.level : null;
+}
+
+/**
+ * The level a RAMPING breaker admits under `pool` (null otherwise): its level, within the pool's
+ * top; a state stored before levels existed (or built without one) resumes at the start level.
+ */
+export function currentLevel(
+  s: Pick<GlobalBreakerState, 'state' | 'level'>,
+  pool: PoolConfig,
+): number | null {
+  if (s.state !== 'ramping') return null;
+  return Math.min(topLevel(pool.ramp), s.level ?? startLevel(pool.ramp));
 }
 
 function record(
@@ -187,7 +253,10 @@ function unchanged(s: GlobalBreakerState): Decision {
   return { next: s, transitions: [] };
 }
 
-/** Enter OPEN (a new epoch) with a cooldown drawn from the backoff of `failedRecoveries`. */
+/**
+ * Enter OPEN (a new epoch) with a cooldown drawn from the backoff of `failedRecoveries`, or the
+ * given one (a failed probe's short interval).
+ */
 function open(
   s: GlobalBreakerState,
   now: number,
@@ -195,8 +264,9 @@ function open(
   rng: Rng,
   failedRecoveries: number,
   operatorHold: boolean,
+  cooldown?: number,
 ): { next: GlobalBreakerState; cooldownMs: number } {
-  const cooldownMs = backoffDelayMs(failedRecoveries, cooldownBackoff(pool), rng);
+  const cooldownMs = cooldown ?? backoffDelayMs(failedRecoveries, cooldownBackoff(pool), rng);
   const next: GlobalBreakerState = {
     ...s,
     ...NO_RAMP,
@@ -276,110 +346,184 @@ export function onTick(s: GlobalBreakerState, input: TickInput): Decision {
   return unchanged(s);
 }
 
-function rampTick(s0: GlobalBreakerState, { now, rng, pool, sample, demand }: TickInput): Decision {
-  const last = pool.ramp.steps.length - 1;
-  // the pool may have lost steps since the ramp began: stay within range
-  const s =
-    s0.step !== null && s0.step > last ? { ...s0, step: last, ceiling: null, nextStepUpAfter: null } : s0;
+function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: TickInput): Decision {
+  const { ramp } = pool;
+  const top = topLevel(ramp);
+  const level = currentLevel(s, pool)!;
   const step = s.step ?? 0;
   const stepSince = s.stepSince ?? now;
   const draining = s.drainingUntil ?? null;
   if (draining !== null) {
-    // just stepped back: what the provider shows now is the aftermath of the step above
+    // just stepped back: what the provider shows now is the aftermath of the level above
     if (now < draining) return unchanged(s);
-    return { next: { ...s, drainingUntil: null, stepSince: now, heldAtStep: null }, transitions: [] };
+    return { next: { ...s, drainingUntil: null, stepSince: now }, transitions: [] };
   }
   if (!sample) return unchanged(s);
-  const gates = explainGates(sample, pool.ramp.gates, pool.ramp.minSample);
+  const latency = sample.latencyP95Ms;
+  const ratio = latencyRatio(latency, s.baselineLatencyMs);
+  const gates = inflationGate(explainGates(sample, ramp.gates, ramp.minSample), ratio, ramp.latencyInflation);
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
     next,
-    transitions: [record(s, next, now, 'ramp', reason, { gates, ...extra })],
+    transitions: [
+      record(s, next, now, 'ramp', reason, {
+        gates,
+        level: next.level,
+        failedLevel: next.failedLevel,
+        sustainedLevel: next.sustainedLevel,
+        ...extra,
+      }),
+    ],
   });
-  // only ever set when stepping back: the retry wait counts from the end of the landing step's drain
-  const withCeiling = (c: number, retries: number) => ({
-    ceiling: c,
-    ceilingRetries: retries,
-    nextStepUpAfter: now + pool.ramp.dwellMs + ceilingRetryWaitMs(pool.ramp.dwellMs, retries),
-  });
-  const stepTo = (to: number, extra: Partial<GlobalBreakerState>): GlobalBreakerState => ({
+  /** a new level is a new step: its own judging window (after a drain when it is lower) */
+  const levelTo = (to: number, extra: Partial<GlobalBreakerState>): GlobalBreakerState => ({
     ...s,
-    step: to,
+    step: step + 1,
+    level: to,
     stepSince: now,
-    heldAtStep: null,
     settled: false,
-    // stepping back: the landing step gets one dwell for the provider to drain before it is judged
-    drainingUntil: to < step ? now + pool.ramp.dwellMs : null,
+    drainingUntil: to < level ? now + DRAIN_DWELLS * ramp.dwellMs : null,
     ...extra,
   });
-  const reopen = (reason: string): Decision => {
-    const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
-    return move(next, reason, { cooldownMs, failedRecoveries: next.failedRecoveries });
-  };
+  /** a limit found at `failed`: remembered; found again, the wait before trying above it grows */
+  const limitFound = (failed: number): Partial<GlobalBreakerState> => ({
+    failedLevel: Math.min(failed, s.failedLevel ?? failed),
+    ceilingRetries: s.failedLevel !== null || s.settled ? s.ceilingRetries + 1 : s.ceilingRetries,
+    nextStepUpAfter: null,
+  });
+  const held = s.heldLevel !== null && s.heldLevel < level ? s.heldLevel : null;
 
-  // a collapse acts at once (no dwell, even paused): land on the last step that held, else reopen
+  // a collapse acts at once (no dwell, even paused): land on the last level that held, else reopen;
+  // either way the learned level falls multiplicatively
   if (gates.outcome === 'collapse') {
-    const landing = s.lastPassedStep;
-    if (landing !== null && landing < step) {
-      const retries = s.ceiling !== null && step >= s.ceiling ? s.ceilingRetries + 1 : 1;
-      const next = stepTo(landing, { ...withCeiling(step, retries), lastPassedStep: null });
-      return move(next, `collapse at step ${step}: back to step ${landing}, the last that held`, {
-        ceiling: next.ceiling,
-        nextStepUpAfter: next.nextStepUpAfter,
-      });
+    const sustainedLevel = learnedAfterCollapse(ramp, s.sustainedLevel, level);
+    if (held !== null) {
+      const next = levelTo(held, { ...limitFound(level), sustainedLevel });
+      return move(next, `collapse at level ${pct(level)}: back to ${pct(held)}, the last that held`);
     }
-    return reopen(`collapse at step ${step}`);
+    const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
+    const reopened = { ...next, sustainedLevel };
+    return move(reopened, `collapse at level ${pct(level)}`, {
+      cooldownMs,
+      failedRecoveries: reopened.failedRecoveries,
+    });
   }
-  if (s.rampPaused || now < stepSince + pool.ramp.dwellMs || gates.outcome === 'insufficient')
-    return unchanged(s);
+  // a settled level is judged over longer windows: a few failures in two seconds are noise there
+  const window = s.settled ? SETTLED_WINDOW_DWELLS * ramp.dwellMs : ramp.dwellMs;
+  if (s.rampPaused || now < stepSince + window || gates.outcome === 'insufficient') return unchanged(s);
 
   if (gates.outcome === 'degrade') {
-    const retrying = s.ceiling !== null && step >= s.ceiling;
-    if (s.heldAtStep === null && !retrying) {
-      const next = { ...s, heldAtStep: step, stepSince: now, settled: false };
-      return move(next, `gates degraded at step ${step} (${gates.failed.join(', ')}): holding one dwell`);
+    const failed = gates.failed.join(', ');
+    if (held !== null) {
+      const next = levelTo(held, limitFound(level));
+      return move(next, `gates degraded at level ${pct(level)} (${failed}): back to ${pct(held)}`);
     }
-    if (step === 0) return reopen(`gates still degraded at step 0 (${gates.failed.join(', ')})`);
-    const retries = retrying ? s.ceilingRetries + 1 : 1;
-    const ceiling = retrying ? Math.min(s.ceiling ?? step, step) : step;
-    const next = stepTo(step - 1, withCeiling(ceiling, retries));
-    const reason = `gates degraded at step ${step} (${gates.failed.join(', ')}): back to step ${step - 1}`;
-    return move(next, reason, { ceiling: next.ceiling, nextStepUpAfter: next.nextStepUpAfter });
+    // nothing lower is known to hold (this level held before and no longer does, or it is the first)
+    const lower = decreasedLevel(ramp, level);
+    if (!(lower < level)) {
+      const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
+      return move(next, `gates still degraded at the ramp's lowest level ${pct(level)} (${failed})`, {
+        cooldownMs,
+        failedRecoveries: next.failedRecoveries,
+      });
+    }
+    const next = levelTo(lower, { ...limitFound(level), heldLevel: null });
+    return move(next, `gates degraded at level ${pct(level)} (${failed}): down to ${pct(lower)}`);
   }
 
-  // pass
-  const passedCeiling = s.ceiling !== null && step >= s.ceiling;
-  const base: Partial<GlobalBreakerState> = passedCeiling
-    ? { ceiling: null, ceilingRetries: 0, nextStepUpAfter: null, lastPassedStep: step }
-    : { lastPassedStep: step };
-  if (step >= last) {
-    const load = demand ? stepLoad(pool, step, demand) : null;
+  // pass, but only once the level was used: it must have carried USED_SHARE of a dwell at its rate
+  // (or at the fleet's demand, when that is lower); a level judged on a sample of less load than it
+  // admits would pass without having been tried (instances take up a new allowance gradually)
+  if (sample.attempts < usedEnough(pool, step, level, demand)) return unchanged(s);
+  const baselineLatencyMs =
+    latency !== null && latency > 0 ? Math.min(latency, s.baselineLatencyMs ?? latency) : s.baselineLatencyMs;
+  const passed: Partial<GlobalBreakerState> = {
+    heldLevel: Math.max(level, s.heldLevel ?? 0),
+    baselineLatencyMs,
+  };
+  if (level >= top) {
+    const load = demand ? stepLoad(pool, { step, level }, demand) : null;
     const figures: TransitionFigures = load ? { load: load.classes } : {};
     if (load?.binding) {
       // lifting the limits now would send the whole backlog at once: stay, judged again each dwell
-      const next: GlobalBreakerState = { ...s, ...base, stepSince: now, heldAtStep: null, settled: true };
+      const next: GlobalBreakerState = {
+        ...s,
+        ...passed,
+        stepSince: now,
+        settled: true,
+        sustainedLevel: top,
+      };
       if (s.settled) return { next, transitions: [] };
-      const reason = `last step held but the fleet wants more than it allows (${describeLoad(load)}): settled, still throttled`;
+      const reason = `top level held but the fleet wants more than it allows (${describeLoad(load)}): settled, still throttled`;
       return move(next, reason, figures);
     }
-    const next = closed(s, now);
+    const next = { ...closed(s, now), sustainedLevel: top };
     const fits = load ? ` and the fleet's demand fits (${describeLoad(load)})` : '';
-    return move(next, `last step held for ${now - stepSince} ms${fits}: recovered`, figures);
+    return move(next, `top level held for ${now - stepSince} ms${fits}: recovered`, figures);
   }
-  const blocked =
-    !passedCeiling && s.ceiling !== null && step + 1 >= s.ceiling && now < (s.nextStepUpAfter ?? 0);
-  if (blocked) {
-    // a fresh window each dwell, so a later degrade is not diluted by a long healthy history
-    const next: GlobalBreakerState = { ...s, ...base, stepSince: now, heldAtStep: null, settled: true };
-    if (s.settled) return { next, transitions: [] };
-    const reason = `settled at step ${step}: gates hold, step ${s.ceiling} retried from ${s.nextStepUpAfter}`;
-    return move(next, reason, { ceiling: s.ceiling, nextStepUpAfter: s.nextStepUpAfter });
+  const heldNow = passed.heldLevel!;
+  if (s.failedLevel !== null && s.failedLevel > heldNow) {
+    const between = bisectedLevel(ramp, heldNow, s.failedLevel);
+    if (between !== null) {
+      const next = levelTo(between, passed);
+      return move(next, `level ${pct(level)} held, ${pct(s.failedLevel)} did not: trying ${pct(between)}`);
+    }
+    // settled below the limit, tried above again after a wait that grows each time it is found
+    const retryAt = s.nextStepUpAfter ?? now + ceilingRetryWaitMs(ramp.dwellMs, s.ceilingRetries);
+    if (now < retryAt) {
+      // a fresh window each time, so a later degrade is not diluted by a long healthy history
+      const next: GlobalBreakerState = {
+        ...s,
+        ...passed,
+        stepSince: now,
+        settled: true,
+        nextStepUpAfter: retryAt,
+        sustainedLevel: heldNow,
+      };
+      if (s.settled) return { next, transitions: [] };
+      return move(next, `settled at level ${pct(level)}: ${pct(s.failedLevel)} did not hold`, {
+        nextStepUpAfter: retryAt,
+      });
+    }
   }
-  const retry = !passedCeiling && s.ceiling !== null && step + 1 >= s.ceiling;
-  const next = stepTo(step + 1, base);
-  const reason = retry
-    ? `gates held at step ${step}: retrying step ${step + 1} after the longer dwell`
-    : `gates held at step ${step} for ${now - stepSince} ms: step ${step + 1}`;
-  return move(next, reason, retry ? { ceiling: s.ceiling, nextStepUpAfter: s.nextStepUpAfter } : {});
+  // climb: nothing failed, or the wait above a limit is over (the limit is forgotten, not its retries)
+  const retrying = s.failedLevel !== null;
+  const learned = retrying ? Math.min(s.sustainedLevel ?? heldNow, heldNow) : s.sustainedLevel;
+  // a ramp collapsed since the breaker last closed: no accelerated probing above the learned level
+  const to = grownLevel(ramp, heldNow, learned, ratio, s.failedRecoveries > 0);
+  const next = levelTo(to, { ...passed, failedLevel: null, nextStepUpAfter: null });
+  const reason = retrying
+    ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
+    : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
+  return move(next, reason);
+}
+
+/** Attempts a level's sample needs before a pass counts: USED_SHARE of a dwell at min(its rate, demand). */
+export function usedEnough(
+  pool: PoolConfig,
+  step: number,
+  level: number,
+  demand: Record<TrafficClass, number> | undefined,
+): number {
+  let rate = 0;
+  for (const [cls, budget] of Object.entries(stepBudget(pool, { step, level }))) {
+    const wanted = demand ? (demand[cls] ?? 0) : Number.POSITIVE_INFINITY;
+    rate += Math.min(budget.ratePerSec, Number.isFinite(wanted) && wanted >= 0 ? wanted : budget.ratePerSec);
+  }
+  return Math.floor(USED_SHARE * rate * (pool.ramp.dwellMs / 1000));
+}
+
+/**
+ * A level whose p95 latency grew past `inflation` × the lowest of this recovery is queueing: the
+ * provider is past its capacity before it fails calls, so the ramp counts it as degraded.
+ */
+function inflationGate(g: GateFigures, ratio: number | null, inflation: number): GateFigures {
+  if (g.outcome !== 'pass' || ratio === null || !(ratio > inflation)) return g;
+  return { ...g, outcome: 'degrade', failed: [...g.failed, 'latencyInflation'] };
+}
+
+/** "12.5 %" */
+function pct(level: number): string {
+  return `${Math.round(level * 1000) / 10} %`;
 }
 
 export interface ProbeResultInput extends ProbeObservation {
@@ -387,7 +531,7 @@ export interface ProbeResultInput extends ProbeObservation {
   epoch?: number;
 }
 
-/** PROBING: enough passes → RAMPING(0); a failure → OPEN with a longer cooldown; neutral → nothing. */
+/** PROBING: enough passes → RAMPING at the start level; a failure → OPEN for a short probe interval; neutral → nothing. */
 export function onProbeResult(
   s: GlobalBreakerState,
   result: ProbeResultInput,
@@ -402,7 +546,16 @@ export function onProbeResult(
   if (result.ttftMs !== undefined) observed.ttftMs = result.ttftMs;
   const probesToPass = Math.max(1, pool.probe.probesToPass);
   if (verdict === 'fail') {
-    const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
+    // the provider is still down: probe again soon; only a collapsed ramp backs off
+    const { next, cooldownMs } = open(
+      s,
+      now,
+      pool,
+      rng,
+      s.failedRecoveries,
+      false,
+      probeIntervalMs(pool, rng),
+    );
     const figures: TransitionFigures = {
       probe: { ...observed, verdict, probesPassed: s.probesPassed, probesToPass },
       cooldownMs,
@@ -418,6 +571,7 @@ export function onProbeResult(
     const reason = `probe passed (${probesPassed} of ${probesToPass})`;
     return { next, transitions: [record(s, next, now, 'probe', reason, figures)] };
   }
+  const level = startLevel(pool.ramp);
   const next: GlobalBreakerState = {
     ...s,
     ...NO_RAMP,
@@ -425,9 +579,11 @@ export function onProbeResult(
     since: now,
     probesPassed,
     step: 0,
+    level,
     stepSince: now,
+    baselineLatencyMs: result.latencyMs > 0 ? result.latencyMs : null,
   };
-  const reason = `${probesPassed} of ${probesToPass} probes passed: ramping from step 0`;
+  const reason = `${probesPassed} of ${probesToPass} probes passed: ramping from level ${pct(level)}`;
   return { next, transitions: [record(s, next, now, 'probe', reason, figures)] };
 }
 

@@ -33,13 +33,33 @@ const V1_OPEN = {
 describe('upgradeGlobalState', () => {
   it('reads a v1 state with the fields it lacks as null, at the current version', () => {
     const s = upgradeGlobalState(V1_OPEN);
-    expect(s).toEqual({ ...V1_OPEN, drainingUntil: null, quorumQuietUntil: null, v: GLOBAL_STATE_VERSION });
+    // v3 dropped the step-grid fields (heldAtStep, ceiling, lastPassedStep) for the ramp's levels
+    const { heldAtStep: _h, ceiling: _c, lastPassedStep: _l, ...kept } = V1_OPEN;
+    expect(s).toEqual({
+      ...kept,
+      drainingUntil: null,
+      quorumQuietUntil: null,
+      level: null,
+      heldLevel: null,
+      failedLevel: null,
+      baselineLatencyMs: null,
+      sustainedLevel: null,
+      v: GLOBAL_STATE_VERSION,
+    });
     expect(Object.keys(s).sort()).toEqual(Object.keys(initialGlobalState(0)).sort());
   });
 
   it('keeps the values a state has', () => {
     const s = upgradeGlobalState({ ...V1_OPEN, state: 'ramping', drainingUntil: 5, quorumQuietUntil: 7 });
-    expect(s).toMatchObject({ state: 'ramping', drainingUntil: 5, quorumQuietUntil: 7, v: 2 });
+    expect(s).toMatchObject({ state: 'ramping', drainingUntil: 5, quorumQuietUntil: 7, v: 3 });
+    const v3 = upgradeGlobalState({
+      ...s,
+      level: 0.2,
+      heldLevel: 0.1,
+      failedLevel: 0.3,
+      sustainedLevel: 0.5,
+    });
+    expect(v3).toMatchObject({ level: 0.2, heldLevel: 0.1, failedLevel: 0.3, sustainedLevel: 0.5 });
   });
 
   it('fresh states and the states core derives from them are current: read back unchanged', () => {
@@ -56,7 +76,7 @@ describe('upgradeGlobalState', () => {
 
   it('refuses a version newer than it knows, and what is not a state', () => {
     expect(() => upgradeGlobalState({ ...V1_OPEN, v: GLOBAL_STATE_VERSION + 1 })).toThrow(
-      /schema version 3, newer than this controller understands \(2\)/,
+      /schema version 4, newer than this controller understands \(3\)/,
     );
     expect(() => upgradeGlobalState({ ...V1_OPEN, v: 0 })).toThrow(/positive integer/);
     expect(() => upgradeGlobalState({ ...V1_OPEN, v: '2' })).toThrow(/positive integer/);
@@ -75,7 +95,7 @@ describe('upgradeGlobalState', () => {
   const storedArb = fc
     .record(
       {
-        v: fc.constantFrom(1, 2),
+        v: fc.constantFrom(1, 2, 3),
         state: fc.constantFrom('closed', 'open', 'probing', 'ramping'),
         epoch: fc.nat(),
         since: fc.nat(),
@@ -87,6 +107,8 @@ describe('upgradeGlobalState', () => {
         rampPaused: fc.boolean(),
         heldAtStep: fc.option(fc.nat(10), { nil: null }),
         ceiling: fc.option(fc.nat(10), { nil: null }),
+        level: fc.option(fc.double({ min: 0.001, max: 1, noNaN: true }), { nil: null }),
+        sustainedLevel: fc.option(fc.double({ min: 0.001, max: 1, noNaN: true }), { nil: null }),
         ceilingRetries: fc.nat(),
         nextStepUpAfter: nullableTime,
         lastPassedStep: fc.option(fc.nat(10), { nil: null }),

@@ -3,10 +3,13 @@
 // the lifecycle functions only ever see the current shape. Versions:
 //   1: states stored before `v` existed; drainingUntil and quorumQuietUntil may be absent.
 //   2: `v` written on every save; every field present.
+//   3: the ramp is a level (fraction of capacity) found by the ramp, not an index into pool steps:
+//      level, heldLevel, failedLevel, baselineLatencyMs, sustainedLevel replace heldAtStep, ceiling
+//      and lastPassedStep. A version-2 RAMPING state resumes at the pool's start level.
 import type { GlobalState } from '../wire.js';
 import type { GlobalBreakerState } from './GlobalBreaker.js';
 
-export const GLOBAL_STATE_VERSION = 2;
+export const GLOBAL_STATE_VERSION = 3;
 
 const GLOBAL_STATES: readonly GlobalState[] = ['closed', 'open', 'probing', 'ramping'];
 
@@ -29,11 +32,20 @@ export function upgradeGlobalState(raw: unknown): GlobalBreakerState {
   if (!GLOBAL_STATES.includes(stored.state as GlobalState))
     throw new Error(`global state: unknown state ${JSON.stringify(stored.state)}`);
   if (typeof stored.epoch !== 'number') throw new Error('global state: epoch is not a number');
+  const { heldAtStep: _h, ceiling: _c, lastPassedStep: _l, ...rest } = stored;
   return {
-    ...(stored as GlobalBreakerState),
+    ...(rest as GlobalBreakerState),
     // v1 → v2: fields added after the first stored states read as null (as GlobalBreaker.ts says)
     drainingUntil: stored.drainingUntil ?? null,
     quorumQuietUntil: stored.quorumQuietUntil ?? null,
+    // v2 → v3: the ramp's level and what it found (a v2 ramp resumes at the start level)
+    level: stored.level ?? null,
+    heldLevel: stored.heldLevel ?? null,
+    failedLevel: stored.failedLevel ?? null,
+    baselineLatencyMs: stored.baselineLatencyMs ?? null,
+    sustainedLevel: stored.sustainedLevel ?? null,
+    ceilingRetries: stored.ceilingRetries ?? 0,
+    nextStepUpAfter: stored.nextStepUpAfter ?? null,
     v: GLOBAL_STATE_VERSION,
   };
 }

@@ -4,7 +4,9 @@ import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import type { GlobalState } from '../wire.js';
 import { buildPlan, type PlanInput } from './Plan.js';
 
+// the docs/api.md example pool: six configured steps
 const pool = DEFAULT_POOL('llm', 'llm');
+pool.ramp.steps = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0];
 const token = { token: 't-1', fencing: 41, validForMs: 5000 };
 const share = { standard: { ratePerSec: 0.4, burst: 1, concurrency: 1 } };
 

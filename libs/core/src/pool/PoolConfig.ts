@@ -8,8 +8,16 @@ export interface ProbeBudget {
   /** grants per second at most */
   ratePerSec: number;
   leaseTtlMs: number;
-  /** base cooldown OPEN -> PROBING; grows exponentially with each failed recovery */
+  /**
+   * cooldown from a quorum's OPEN to the first probe; doubled for each ramp that collapsed since
+   * the breaker last closed (a probe that found the provider still down does not double it)
+   */
   cooldownMs: number;
+  /**
+   * while OPEN, the next probe after one that failed comes this long later (drawn from [½, 1½]×,
+   * never sooner than the probe rate allows): short, because a failed probe costs one call
+   */
+  intervalMs: number;
   /** probes that must pass the gates before PROBING -> RAMPING(step 0) */
   probesToPass: number;
   /**
@@ -36,11 +44,34 @@ export interface GateThresholds {
 }
 
 export interface RampConfig {
-  /** ascending fractions of each class's capacity, each in (0, 1]; the last is normally 1 */
+  /**
+   * ascending fractions of each class's capacity, each in (0, 1]: a ramp starts at the first and
+   * admits at most the last; the levels between are found (growth, bisection), not read from here
+   */
   steps: number[];
+  /** the shortest time a level is held before it is judged (the floor of the dwell) */
   dwellMs: number;
-  /** attempts a step needs (besides its dwell) before its gates are judged */
+  /** attempts a level needs before its gates are judged: the dwell ends when it has them */
   minSample: number;
+  /**
+   * a level that held is followed by one up to `growth` times higher while below the level the
+   * breaker last sustained; the growth shrinks (to a tenth of it) as latency inflates toward
+   * `latencyInflation` × the lowest seen in this recovery
+   */
+  growth: number;
+  /**
+   * the growth just above the level the breaker last sustained (and when retrying above a limit
+   * found), accelerating with level / learned level as levels keep holding, up to `growth`
+   */
+  probeGrowth: number;
+  /** settle at most (1 − headroom) × the lowest level that failed in this recovery */
+  headroom: number;
+  /**
+   * p95 latency over the lowest of this recovery at which the growth is at its smallest and beyond
+   * which a level counts as degraded (the provider queues: past its capacity before calls fail);
+   * a large value turns the latency signal off
+   */
+  latencyInflation: number;
   /** classes admitted in this order: class k joins the ramp at step k */
   classOrder: TrafficClass[];
   gates: GateThresholds;

@@ -29,7 +29,8 @@ export const DEFAULT_PROBE_BUDGET: ProbeBudget = {
   concurrency: 1,
   ratePerSec: 1,
   leaseTtlMs: 5000,
-  cooldownMs: 30000,
+  cooldownMs: 5000,
+  intervalMs: 2000,
   probesToPass: 2,
   leases: 'designated',
 };
@@ -43,10 +44,15 @@ export const DEFAULT_GATES: GateThresholds = {
 };
 
 export const DEFAULT_RAMP: RampConfig = {
-  steps: [0.01, 0.05, 0.1, 0.25, 0.5, 1.0],
-  dwellMs: 10000,
-  // one second of step 0 (1 % of 100/s) per dwell gives 10 attempts: the smallest sample judged
+  steps: [0.01, 1.0],
+  // two heartbeats: an instance learns a level at its next heartbeat and reports a window after it
+  dwellMs: 2000,
+  // the smallest sample judged; a level too small to gather it in the floor dwells longer
   minSample: 10,
+  growth: 3,
+  probeGrowth: 1.1,
+  headroom: 0.05,
+  latencyInflation: 3,
   classOrder: ['standard'],
   gates: DEFAULT_GATES,
 };

@@ -14,8 +14,15 @@ describe('DEFAULT_POOL', () => {
     const p = DEFAULT_POOL('llm-provider', 'llm-provider');
     expect(p.id).toBe('llm-provider');
     expect(p.dependencies).toEqual(['llm-provider']);
-    expect(p.ramp.steps).toEqual([0.01, 0.05, 0.1, 0.25, 0.5, 1.0]);
-    expect(p.probe).toMatchObject({ concurrency: 1, ratePerSec: 1, leaseTtlMs: 5000, cooldownMs: 30000 });
+    // a found ramp: it starts at 1 % and admits at most 100 %, growing ×3 (the levels between are found)
+    expect(p.ramp).toMatchObject({ steps: [0.01, 1.0], dwellMs: 2000, growth: 3, headroom: 0.05 });
+    expect(p.probe).toMatchObject({
+      concurrency: 1,
+      ratePerSec: 1,
+      leaseTtlMs: 5000,
+      cooldownMs: 5000,
+      intervalMs: 2000,
+    });
     expect(p.capacity).toEqual({ standard: { ratePerSec: 100, concurrency: 50 } });
     expect(p.fallback).toEqual({ ratePerSec: 0.2, ownersPerRegion: 2 });
   });
@@ -24,7 +31,7 @@ describe('DEFAULT_POOL', () => {
     const a = DEFAULT_POOL('a', 'a');
     a.ramp.steps.push(2);
     a.capacity.standard!.ratePerSec = 1;
-    expect(DEFAULT_POOL('b', 'b').ramp.steps).toHaveLength(6);
+    expect(DEFAULT_POOL('b', 'b').ramp.steps).toHaveLength(2);
     expect(DEFAULT_POOL('b', 'b').capacity.standard!.ratePerSec).toBe(100);
   });
 
@@ -38,7 +45,7 @@ describe('mergePool', () => {
   it('merges sections field by field and keeps the rest of the defaults', () => {
     const m = mergePool({ probe: { concurrency: 3 }, ramp: { gates: { max429Rate: 0.1 } } });
     expect(m.probe.concurrency).toBe(3);
-    expect(m.probe.cooldownMs).toBe(30000);
+    expect(m.probe.cooldownMs).toBe(5000);
     expect(m.ramp.gates.max429Rate).toBe(0.1);
     expect(m.ramp.gates.minSuccessRate).toBe(0.95);
     expect(m.ramp.steps).toEqual(defaultPoolBody().ramp.steps);
@@ -117,7 +124,7 @@ describe('validatePoolInput', () => {
     expect(errorsOf({ id: 'x', color: 'red', probe: { concurency: 2 } })).toEqual([
       'id is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
       'color is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
-      'probe.concurency is not a known field (known: concurrency, ratePerSec, leaseTtlMs, cooldownMs, probesToPass, leases)',
+      'probe.concurency is not a known field (known: concurrency, ratePerSec, leaseTtlMs, cooldownMs, intervalMs, probesToPass, leases)',
     ]);
   });
 

@@ -22,11 +22,22 @@ const PROBE_KEYS = [
   'ratePerSec',
   'leaseTtlMs',
   'cooldownMs',
+  'intervalMs',
   'probesToPass',
   'leases',
 ] as const;
 const CLASS_KEYS = ['ratePerSec', 'concurrency'] as const;
-const RAMP_KEYS = ['steps', 'dwellMs', 'minSample', 'classOrder', 'gates'] as const;
+const RAMP_KEYS = [
+  'steps',
+  'dwellMs',
+  'minSample',
+  'growth',
+  'probeGrowth',
+  'headroom',
+  'latencyInflation',
+  'classOrder',
+  'gates',
+] as const;
 const GATE_KEYS = [
   'minSuccessRate',
   'maxLatencyP95Ms',
@@ -186,6 +197,7 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
     c.integer('probe.ratePerSec', p.ratePerSec, 1, MAX_COUNT);
     c.integer('probe.leaseTtlMs', p.leaseTtlMs, 1, DAY_MS);
     c.integer('probe.cooldownMs', p.cooldownMs, 0, DAY_MS);
+    c.integer('probe.intervalMs', p.intervalMs, 0, DAY_MS);
     c.integer('probe.probesToPass', p.probesToPass, 1, MAX_COUNT);
     c.oneOf('probe.leases', p.leases, PROBE_LEASE_POLICIES);
   }
@@ -216,6 +228,12 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
     checkSteps(c, r.steps);
     c.integer('ramp.dwellMs', r.dwellMs, 0, DAY_MS);
     c.integer('ramp.minSample', r.minSample, 1, MAX_COUNT);
+    c.range('ramp.growth', r.growth, 1, 10, true);
+    c.range('ramp.probeGrowth', r.probeGrowth, 1, 10, true);
+    if (typeof r.growth === 'number' && typeof r.probeGrowth === 'number' && r.probeGrowth > r.growth)
+      c.add('ramp.probeGrowth', 'must be at most ramp.growth');
+    c.range('ramp.headroom', r.headroom, 0, 0.5);
+    c.range('ramp.latencyInflation', r.latencyInflation, 1, 100, true);
     const order = r.classOrder;
     if (c.stringList('ramp.classOrder', order, trafficClassProblem, MAX_CLASSES) && classes) {
       const known = classes;

@@ -40,7 +40,7 @@ describe('upgradePoolConfig', () => {
 
   it('refuses a version newer than it knows, and what is not an object', () => {
     expect(() => upgradePoolConfig({ ...body(), v: POOL_CONFIG_VERSION + 1 })).toThrow(
-      /schema version 3, newer than this controller understands \(2\)/,
+      /schema version 4, newer than this controller understands \(3\)/,
     );
     expect(() => upgradePoolConfig({ ...body(), v: 1.5 })).toThrow(/positive integer/);
     expect(() => upgradePoolConfig('pool')).toThrow(/expected a JSON object/);

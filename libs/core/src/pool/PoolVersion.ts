@@ -3,9 +3,11 @@
 // defaults, so a pool stored before a field existed reads with that field's default. Versions:
 //   1: bodies stored before `v` existed (validated and complete as of then).
 //   2: `v` written on every save.
+//   3: probe.intervalMs and ramp.growth, probeGrowth, headroom, latencyInflation (a version-2 body
+//      reads them from the defaults); ramp.dwellMs is the floor of a sample-based dwell.
 import { defaultPoolBody, mergePool, type PoolBody, type PoolInput } from './PoolDefaults.js';
 
-export const POOL_CONFIG_VERSION = 2;
+export const POOL_CONFIG_VERSION = 3;
 
 /** A pool body as stored: the body plus its schema version. */
 export type StoredPoolBody = PoolBody & { v: number };

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { PoolConfig } from '../pool/PoolConfig.js';
 import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import {
+  type RampPosition,
   admissionLimit,
   divideAllowances,
   maxMinFair,
@@ -10,6 +11,14 @@ import {
   type InstanceDemand,
 } from './Allowance.js';
 import { twoClassPool } from './twoClassPool.test-support.js';
+
+/** The levels these tests divide: the grid pools used to step through (docs/api.md's example). */
+const GRID = [0.01, 0.05, 0.1, 0.25, 0.5, 1.0];
+
+/** The ramp position of the k-th grid level: class k joins at move k. */
+function gridAt(_p: PoolConfig, k: number): RampPosition {
+  return { step: k, level: GRID[k] ?? Number.NaN };
+}
 
 const sum = (xs: Iterable<number>) => [...xs].reduce((a, b) => a + b, 0);
 
@@ -80,25 +89,25 @@ describe('maxMinFair', () => {
 describe('stepBudget', () => {
   it('admits class k from step k at the step fraction of its capacity', () => {
     const p = twoClassPool();
-    expect(stepBudget(p, 0)).toEqual({ standard: { ratePerSec: 5, concurrency: 2 } });
-    expect(stepBudget(p, 1)).toEqual({
+    expect(stepBudget(p, gridAt(p, 0))).toEqual({ standard: { ratePerSec: 5, concurrency: 2 } });
+    expect(stepBudget(p, gridAt(p, 1))).toEqual({
       standard: { ratePerSec: 25, concurrency: 10 },
       long_context: { ratePerSec: 1, concurrency: 1 },
     });
-    expect(stepBudget(p, 5)).toEqual(p.capacity);
+    expect(stepBudget(p, gridAt(p, 5))).toEqual(p.capacity);
   });
 
   it('has at least one call of concurrency, and nothing outside the steps', () => {
     const p = DEFAULT_POOL('x', 'x'); // 1 % of 50 calls is half a call
-    expect(stepBudget(p, 0)).toEqual({ standard: { ratePerSec: 1, concurrency: 1 } });
-    expect(stepBudget(p, -1)).toEqual({});
-    expect(stepBudget(p, 6)).toEqual({});
+    expect(stepBudget(p, gridAt(p, 0))).toEqual({ standard: { ratePerSec: 1, concurrency: 1 } });
+    expect(stepBudget(p, gridAt(p, -1))).toEqual({});
+    expect(stepBudget(p, gridAt(p, 6))).toEqual({});
   });
 });
 
 describe('divideAllowances', () => {
   it('divides a step by demand and gives no-demand instances nothing', () => {
-    const a = divideAllowances(twoClassPool(), 1, [
+    const a = divideAllowances(twoClassPool(), gridAt(twoClassPool(), 1), [
       { instanceId: 'i1', demand: { standard: 5 } },
       { instanceId: 'i2', demand: { standard: 100, long_context: 3 } },
       { instanceId: 'i3', demand: {} },
@@ -118,7 +127,7 @@ describe('divideAllowances', () => {
     const fleet = ['a', 'b', 'c', 'd', 'e'].map((id) => ({ instanceId: id, demand: { standard: 2 } }));
     const seen: string[] = [];
     for (let r = 0; r < 5; r++) {
-      const a = divideAllowances(p, 0, fleet, r);
+      const a = divideAllowances(p, gridAt(p, 0), fleet, r);
       expect(a.size).toBe(1);
       const [id, classes] = [...a.entries()][0]!;
       expect(classes.standard).toEqual({ ratePerSec: 1, burst: 1, concurrency: 1 });
@@ -133,14 +142,14 @@ describe('divideAllowances', () => {
       instanceId: `i${String(i).padStart(3, '0')}`,
       demand: { standard: 2 },
     }));
-    const last = p.ramp.steps.length - 1;
-    const a = divideAllowances(p, last, many.slice(0, 500));
+    const last = GRID.length - 1;
+    const a = divideAllowances(p, gridAt(p, last), many.slice(0, 500));
     expect(a.size).toBe(500);
     for (const c of a.values()) expect(c.standard).toEqual({ ratePerSec: 1, burst: 1, concurrency: 1 });
     // more wanting than floor(rate): 500 of the 600 this period, the others next period
-    const b = divideAllowances(p, last, many, 0);
+    const b = divideAllowances(p, gridAt(p, last), many, 0);
     expect(b.size).toBe(500);
-    const c = divideAllowances(p, last, many, 1);
+    const c = divideAllowances(p, gridAt(p, last), many, 1);
     expect(new Set([...b.keys(), ...c.keys()]).size).toBe(600);
   });
 
@@ -148,10 +157,10 @@ describe('divideAllowances', () => {
     const p = twoClassPool();
     p.capacity = { standard: { ratePerSec: 10.9, concurrency: 4 } };
     const fleet12 = Array.from({ length: 12 }, (_, i) => ({ instanceId: `i${i}`, demand: { standard: 5 } }));
-    const last = p.ramp.steps.length - 1;
-    expect(divideAllowances(p, last, fleet12).size).toBe(10);
+    const last = GRID.length - 1;
+    expect(divideAllowances(p, gridAt(p, last), fleet12).size).toBe(10);
     p.capacity = { standard: { ratePerSec: 4, concurrency: 8 } };
-    const a = divideAllowances(p, last, fleet12);
+    const a = divideAllowances(p, gridAt(p, last), fleet12);
     expect(a.size).toBe(8);
     expect(sum([...a.values()].map((c) => c.standard!.concurrency))).toBe(8);
   });
@@ -186,8 +195,8 @@ describe('divideAllowances', () => {
     });
 
   function check(p: PoolConfig, step: number, demands: InstanceDemand[], rotation: number) {
-    const a = divideAllowances(p, step, demands, rotation);
-    const budget = stepBudget(p, step);
+    const a = divideAllowances(p, gridAt(p, step), demands, rotation);
+    const budget = stepBudget(p, gridAt(p, step));
     for (const cls of Object.keys(p.capacity)) {
       const mine = [...a.entries()].filter(([, c]) => c[cls]).map(([id, c]) => ({ id, ...c[cls]! }));
       const b = budget[cls];
@@ -231,11 +240,11 @@ describe('divideAllowances', () => {
   it('property: when everyone fits, each instance gets at least as much at a higher step', () => {
     fc.assert(
       fc.property(poolArb, fc.integer({ min: 0, max: 4 }), fleet, (p, step, ds) => {
-        const lo = divideAllowances(p, step, ds);
-        const hi = divideAllowances(p, step + 1, ds);
+        const lo = divideAllowances(p, gridAt(p, step), ds);
+        const hi = divideAllowances(p, gridAt(p, step + 1), ds);
         const fits =
           ds.filter((d) => (d.demand.standard ?? 0) > 0).length <=
-          admissionLimit(stepBudget(p, step).standard!);
+          admissionLimit(stepBudget(p, gridAt(p, step)).standard!);
         if (!fits) return;
         for (const [id, c] of lo) {
           if (!c.standard) continue;
@@ -248,11 +257,11 @@ describe('divideAllowances', () => {
   it('property: consecutive rotations admit every wanting instance within ceil(wanting / limit) periods', () => {
     fc.assert(
       fc.property(poolArb, fleet, fc.nat(1e6), (p, ds, start) => {
-        const calls = admissionLimit(stepBudget(p, 0).standard!);
+        const calls = admissionLimit(stepBudget(p, gridAt(p, 0)).standard!);
         const wanting = ds.filter((d) => (d.demand.standard ?? 0) > 0).map((d) => d.instanceId);
         const seen = new Set<string>();
         for (let r = start; r < start + Math.ceil(wanting.length / calls); r++) {
-          for (const id of divideAllowances(p, 0, ds, r).keys()) seen.add(id);
+          for (const id of divideAllowances(p, gridAt(p, 0), ds, r).keys()) seen.add(id);
         }
         expect([...seen].sort()).toEqual([...wanting].sort());
       }),

@@ -43,15 +43,21 @@ export function maxMinFair<Id>(budget: number, demands: readonly Demand<Id>[]): 
   return shares;
 }
 
+/** Where a ramp is: its move in this epoch and the level (fraction of capacity) admitted. */
+export interface RampPosition {
+  step: number;
+  level: number;
+}
+
 /**
- * The classes admitted at `step` and their budgets: class k of `classOrder` joins at step k,
- * every admitted class runs at `steps[step]` of its capacity. Concurrency is whole calls, at
- * least one per admitted class (a budget of half a call would admit nobody).
+ * The classes admitted at a ramp position and their budgets: class k of `classOrder` joins at the
+ * ramp's move k, every admitted class runs at `level` of its capacity. Concurrency is whole calls,
+ * at least one per admitted class (a budget of half a call would admit nobody).
  */
-export function stepBudget(pool: PoolConfig, step: number): Record<TrafficClass, ClassCapacity> {
+export function stepBudget(pool: PoolConfig, at: RampPosition): Record<TrafficClass, ClassCapacity> {
   const out: Record<TrafficClass, ClassCapacity> = {};
-  const fraction = pool.ramp.steps[step];
-  if (fraction === undefined || step < 0) return out;
+  const { step, level: fraction } = at;
+  if (!(fraction > 0) || !Number.isFinite(fraction) || step < 0) return out;
   pool.ramp.classOrder.forEach((cls, k) => {
     const cap = pool.capacity[cls];
     if (k > step || cap === undefined) return;
@@ -93,7 +99,7 @@ export function admissionLimit(budget: ClassCapacity): number {
  */
 export function divideAllowances(
   pool: PoolConfig,
-  step: number,
+  step: RampPosition,
   demands: readonly InstanceDemand[],
   rotation = 0,
 ): Map<string, Record<TrafficClass, ClassAllowance>> {

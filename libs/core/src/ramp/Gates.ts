@@ -16,7 +16,8 @@ export interface RampSample {
 }
 
 export type GateOutcome = 'pass' | 'degrade' | 'collapse' | 'insufficient';
-export type GateName = 'successRate' | 'latencyP95' | 'ttftP95' | 'queueAge' | 'rate429';
+/** latencyInflation: judged by the ramp only, p95 over the recovery's lowest (RampLevel.ts) */
+export type GateName = 'successRate' | 'latencyP95' | 'ttftP95' | 'queueAge' | 'rate429' | 'latencyInflation';
 
 /** The figures behind a gate outcome, recorded in the transition log. */
 export interface GateFigures {

@@ -5,7 +5,7 @@
 // only when it is not binding; otherwise the ramp stays there, settled and still throttled.
 import type { PoolConfig } from '../pool/PoolConfig.js';
 import type { TrafficClass } from '../wire.js';
-import { stepBudget } from './Allowance.js';
+import { stepBudget, type RampPosition } from './Allowance.js';
 
 /** A class's reported demand (req/s, summed over the live fleet) against the step's rate. */
 export interface ClassLoad {
@@ -49,7 +49,11 @@ export function instanceDemand(demand: Record<TrafficClass, number>): number {
 }
 
 /** The fleet's demand against the budget of `step`, class by class. */
-export function stepLoad(pool: PoolConfig, step: number, demand: Record<TrafficClass, number>): StepLoad {
+export function stepLoad(
+  pool: PoolConfig,
+  step: RampPosition,
+  demand: Record<TrafficClass, number>,
+): StepLoad {
   const classes: Record<TrafficClass, ClassLoad> = {};
   let binding = false;
   for (const [cls, budget] of Object.entries(stepBudget(pool, step))) {

@@ -1,0 +1,81 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RAMP } from '../pool/PoolDefaults.js';
+import {
+  BISECT_PRECISION,
+  bisectedLevel,
+  grownLevel,
+  growthAfter,
+  latencyRatio,
+  LATENCY_FLOOR_MS,
+  learnedAfterCollapse,
+} from './RampLevel.js';
+
+const ramp = {
+  ...DEFAULT_RAMP,
+  steps: [0.01, 1],
+  growth: 3,
+  probeGrowth: 1.1,
+  headroom: 0.05,
+  latencyInflation: 3,
+};
+
+describe('RampLevel', () => {
+  it('grows ×growth below the learned level, ×probeGrowth just above it, accelerating unless a ramp collapsed', () => {
+    expect(growthAfter(ramp, 0.1, 0.5, null)).toBe(3);
+    expect(growthAfter(ramp, 0.5, 0.5, null)).toBeCloseTo(1.1, 12);
+    expect(growthAfter(ramp, 1, 0.5, null)).toBeCloseTo(2.2, 12);
+    expect(growthAfter(ramp, 1, 0.5, null, true)).toBeCloseTo(1.1, 12);
+    expect(grownLevel(ramp, 0.4, 0.5, null)).toBe(0.5); // never past the learned level in one move
+  });
+
+  it('compares latency with a baseline of at least LATENCY_FLOOR_MS', () => {
+    expect(latencyRatio(30, 5)).toBeCloseTo(30 / LATENCY_FLOOR_MS, 12);
+    expect(latencyRatio(600, 200)).toBe(3);
+    expect(latencyRatio(null, 200)).toBeNull();
+  });
+
+  it('property: a grown level is above the held one and never above held × growth nor the top', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.option(fc.double({ min: 0.001, max: 1, noNaN: true }), { nil: null }),
+        fc.option(fc.double({ min: 0, max: 10, noNaN: true }), { nil: null }),
+        fc.boolean(),
+        (held, learned, ratio, collapsed) => {
+          const next = grownLevel(ramp, held, learned, ratio, collapsed);
+          expect(next).toBeLessThanOrEqual(Math.min(1, held * ramp.growth) + 1e-12);
+          expect(next).toBeGreaterThanOrEqual(Math.min(held, 1));
+        },
+      ),
+    );
+  });
+
+  it('property: bisection stays strictly between held and (1 − headroom) × failed, or settles', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.double({ min: 1.001, max: 10, noNaN: true }),
+        (held, k) => {
+          const failed = Math.min(1, held * k);
+          const next = bisectedLevel(ramp, held, failed);
+          if (next === null) return;
+          expect(next).toBeGreaterThan(held * (1 + BISECT_PRECISION));
+          expect(next).toBeLessThanOrEqual(failed * (1 - ramp.headroom) + 1e-12);
+        },
+      ),
+    );
+  });
+
+  it('property: the learned level falls after a collapse', () => {
+    fc.assert(
+      fc.property(
+        fc.option(fc.double({ min: 0.001, max: 1, noNaN: true }), { nil: null }),
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        (learned, level) => {
+          expect(learnedAfterCollapse(ramp, learned, level)).toBeLessThan(learned ?? 1);
+        },
+      ),
+    );
+  });
+});

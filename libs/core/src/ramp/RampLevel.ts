@@ -1,0 +1,120 @@
+// Where a ramp goes next, as a level: the fraction of each admitted class's capacity. A ramp does
+// not step through a fixed grid; it finds the level the provider sustains:
+// - it starts at the pool's first step and, while nothing failed, grows geometrically from the last
+//   level that held — by `growth` below the level the breaker last sustained (its learned capacity),
+//   by `probeGrowth` × (level / learned) above it — the growth shrinking to a tenth as the step's p95 latency inflates
+//   halfway toward `latencyInflation` × the lowest seen in this recovery (queueing shows before
+//   failures; past `latencyInflation` the level counts as degraded: GlobalBreaker.ts);
+// - once a level failed, it bisects between the last level that held and the lowest that failed,
+//   never above (1 − headroom) × the failed level, and settles when the gap is within BISECT_PRECISION;
+// - a level that held once and then degrades (the provider lost capacity) falls multiplicatively.
+import type { RampConfig } from '../pool/PoolConfig.js';
+
+/**
+ * Latencies are compared with the recovery's lowest, but never with less than this: a baseline of a
+ * few milliseconds is noise (a local network, a cached answer), not a measure of an idle provider.
+ */
+export const LATENCY_FLOOR_MS = 50;
+
+/** The step's p95 over the recovery's lowest (floored at LATENCY_FLOOR_MS); null when either is unknown. */
+export function latencyRatio(p95Ms: number | null, baselineMs: number | null): number | null {
+  if (p95Ms === null || baselineMs === null || !(baselineMs > 0) || !Number.isFinite(p95Ms)) return null;
+  return p95Ms / Math.max(baselineMs, LATENCY_FLOOR_MS);
+}
+
+/** Bisection stops when the next level would be within this share above the level that held. */
+export const BISECT_PRECISION = 0.02;
+/** A level that degrades with nothing lower known to hold falls to this share of itself (between CUBIC's 0.7 and a step of headroom). */
+export const LEVEL_DECREASE = 0.8;
+/** The growth never shrinks below this share of (growth − 1): a fleet that is slow anyway still climbs. */
+export const MIN_GROWTH_SHARE = 0.1;
+
+type LevelConfig = Pick<RampConfig, 'steps' | 'growth' | 'probeGrowth' | 'headroom' | 'latencyInflation'>;
+
+/** The level a ramp starts at (the pool's first step). */
+export function startLevel(ramp: Pick<RampConfig, 'steps'>): number {
+  return ramp.steps[0] ?? 1;
+}
+
+/** The most a ramp admits (the pool's last step, normally 1). */
+export function topLevel(ramp: Pick<RampConfig, 'steps'>): number {
+  return ramp.steps[ramp.steps.length - 1] ?? 1;
+}
+
+/**
+ * The growth factor after `held` passed: `growth` below the learned level (`sustained`, null =
+ * unknown: the pool's capacity), `probeGrowth` at or above it, shrunk by latency inflation
+ * (`latencyRatio` = the step's p95 over the recovery's lowest; null = not measured).
+ */
+export function growthAfter(
+  ramp: LevelConfig,
+  held: number,
+  sustained: number | null,
+  latencyRatio: number | null,
+  afterCollapse = false,
+): number {
+  const learned = sustained ?? topLevel(ramp);
+  // above the learned level: probeGrowth at first, accelerating as the level keeps holding above it
+  // (convex, like CUBIC's probing), never more than growth; after a collapse in this recovery, no
+  // acceleration: probeGrowth all the way
+  const above = afterCollapse ? ramp.probeGrowth : Math.min(ramp.growth, ramp.probeGrowth * (held / learned));
+  const g = held < learned ? ramp.growth : above;
+  // the growth is spent by the time latency has inflated halfway to where a level counts as degraded
+  const half = (ramp.latencyInflation - 1) / 2;
+  const slack =
+    latencyRatio === null || !Number.isFinite(latencyRatio)
+      ? 1
+      : clamp((1 + half - latencyRatio) / half, MIN_GROWTH_SHARE, 1);
+  return 1 + (g - 1) * slack;
+}
+
+/**
+ * The next level after `held` passed and nothing failed: held × growth, not past the learned level
+ * in one move (from below it), never above the top. Always above `held` unless held is the top.
+ */
+export function grownLevel(
+  ramp: LevelConfig,
+  held: number,
+  sustained: number | null,
+  latencyRatio: number | null,
+  afterCollapse = false,
+): number {
+  const top = topLevel(ramp);
+  let next = held * growthAfter(ramp, held, sustained, latencyRatio, afterCollapse);
+  if (sustained !== null && held < sustained) next = Math.min(next, sustained);
+  return Math.min(top, next);
+}
+
+/**
+ * Between the level that held and the lowest that failed: their midpoint, at most (1 − headroom) ×
+ * failed. null when that is not worth a move (within BISECT_PRECISION of held): settle at held.
+ */
+export function bisectedLevel(
+  ramp: Pick<RampConfig, 'headroom'>,
+  held: number,
+  failed: number,
+): number | null {
+  const next = Math.min((held + failed) / 2, failed * (1 - ramp.headroom));
+  return next > held * (1 + BISECT_PRECISION) ? next : null;
+}
+
+/** Where a level that degraded lands when no lower level of this recovery is known to hold. */
+export function decreasedLevel(ramp: Pick<RampConfig, 'steps'>, level: number): number {
+  return Math.max(startLevel(ramp), level * LEVEL_DECREASE);
+}
+
+/**
+ * The learned level after a collapse at `level`: multiplicatively below both the level that
+ * collapsed and what was learned before (additive increase and multiplicative decrease).
+ */
+export function learnedAfterCollapse(
+  ramp: Pick<RampConfig, 'steps'>,
+  sustained: number | null,
+  level: number,
+): number {
+  return Math.min(sustained ?? topLevel(ramp), level) * LEVEL_DECREASE;
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.min(hi, Math.max(lo, v));
+}
