@@ -225,7 +225,10 @@ describe('20 opossum breakers and a cockatiel policy guarded by Recloser', () =>
     const states = full.slice(full.findIndex((tr) => tr.to === 'open')).map((tr) => tr.to);
     const path = states.filter((state, i) => state !== states[i - 1]);
     expect(path, story(full)).toEqual(['open', 'probing', 'ramping', 'closed']);
-    expect(full.filter((tr) => tr.to === 'ramping').map((tr) => tr.step)).toEqual([0, 1, 2]);
+    // the ramp's moves in this epoch, one after another (the levels between first and last are found)
+    const moves = full.filter((tr) => tr.to === 'ramping').map((tr) => tr.step);
+    expect(moves.length, story(full)).toBeGreaterThanOrEqual(2);
+    expect(moves).toEqual(moves.map((_, i) => i));
     // while ramping below the last step, admissions stayed within the allowance: at most that
     // step's rate plus a burst token per instance, well below the ~105 calls/s the fleet wanted
     const lastStepAt = Date.parse(full.find((tr) => tr.to === 'ramping' && tr.step === STEPS.length - 1).at);

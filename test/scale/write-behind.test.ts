@@ -103,8 +103,9 @@ describe('a replica SIGKILLed while heartbeats stream in (real process, real Pos
       for (let i = worker; !stop && i < 4000; i += 8) {
         const id = ids[i % ids.length]!;
         const dependency = deps[Math.floor(i / ids.length) % deps.length]!;
-        // one instance in three reports open; the rest repeat their closed verdict (routine)
-        const state = i % 3 === 0 ? 'open' : 'closed';
+        // the first round all closed (routine); from the second, three instances in four report open
+        // (enough for a quorum on each dependency) while the fourth repeats its closed verdict
+        const state = i >= ids.length * deps.length && i % 4 !== 0 ? 'open' : 'closed';
         sent += 1;
         const report = { state, answered: false };
         lastSent.set(`${dependency}/${id}`, report);
