@@ -44,6 +44,7 @@ import {
   type ReportedState,
 } from '@recloser/core';
 import { ControlError, isControlError } from './ControlError.js';
+import { RecentCache } from './RecentCache.js';
 import {
   leftProbing,
   transitionEvents,
@@ -128,23 +129,23 @@ const REFUSALS: Record<ProbeRefusalReason, string> = {
 export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   /** the controller learns the fleet for one TTL after this process started (and after a group was first seen) */
   readonly startedAt: number;
-  private readonly liveDemandCache = new Map<string, { at: number; rows: Promise<LiveDemand[]> }>();
-  private readonly contendingCache = new Map<string, { at: number; count: Promise<number> }>();
-  private readonly rankingCache = new Map<
-    string,
-    {
-      at: number;
-      epoch: number;
-      count: number;
-      snapshot: Promise<{ ranking: ProberRanking; excluded: ReadonlySet<string> }>;
-    }
-  >();
+  private readonly liveDemandCache = new RecentCache<Promise<LiveDemand[]>>(() => LIVE_DEMAND_CACHE_MS);
+  private readonly contendingCache = new RecentCache<Promise<number>>(() => LIVE_DEMAND_CACHE_MS);
+  private readonly rankingCache = new RecentCache<
+    Promise<{ ranking: ProberRanking; excluded: ReadonlySet<string> }>
+  >(() => LIVE_DEMAND_CACHE_MS);
   /** what routine heartbeats are answered from: breaker and figures as last read or committed here */
-  private readonly view = new Map<string, { at: number; evaluated: Evaluated }>();
+  private readonly view = new RecentCache<Evaluated>(
+    () => this.settings.breakerViewMs ?? BREAKER_VIEW_MS,
+    MAX_VIEW_ENTRIES,
+  );
   /** instances whose heartbeat this process has stored (group \0 instanceId): admitted already */
   private readonly metInstances = new Set<string>();
   /** a group's stored instance count, as last read */
-  private readonly groupSizes = new Map<string, { at: number; count: number }>();
+  private readonly groupSizes = new RecentCache<{ count: number }>(
+    () => LIVE_DEMAND_CACHE_MS,
+    MAX_VIEW_ENTRIES,
+  );
   /** (group, dependency) → breaker id, as heartbeats and lookups met them */
   private readonly breakerIds = new Map<string, string>();
   /** counts state changes seen here: a read that began before one may not enter the view */
@@ -284,14 +285,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const key = `${group}\u0000${instanceId}`;
     if (this.metInstances.has(key)) return;
     const max = this.settings.maxInstancesPerGroup ?? DEFAULT_MAX_INSTANCES_PER_GROUP;
-    const hit = this.groupSizes.get(group);
-    const recent = hit && now - hit.at < LIVE_DEMAND_CACHE_MS && now >= hit.at;
-    if (recent && hit.count + 1 < max * 0.9) {
+    const hit = this.groupSizes.get(group, now);
+    if (hit && hit.count + 1 < max * 0.9) {
       hit.count += 1; // counted here until the next read: a burst of new ids reaches the exact check
     } else {
       const { count, known } = await this.ports.presence.groupInstances(group, instanceId);
-      if (this.groupSizes.size >= MAX_VIEW_ENTRIES) this.groupSizes.clear();
-      this.groupSizes.set(group, { at: now, count });
+      this.groupSizes.set(group, now, { count });
       if (!known && count >= max) {
         throw new ControlError(
           'conflict',
@@ -379,14 +378,11 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
 
   /** The view's entry for a breaker while it is fresh. */
   private viewOf(breakerId: string, now: number): Evaluated | undefined {
-    const hit = this.view.get(breakerId);
-    const maxAge = this.settings.breakerViewMs ?? BREAKER_VIEW_MS;
-    return hit && now - hit.at < maxAge && now >= hit.at ? hit.evaluated : undefined;
+    return this.view.get(breakerId, now);
   }
 
   private remember(evaluated: Evaluated, now: number): void {
-    if (this.view.size >= MAX_VIEW_ENTRIES) this.view.clear();
-    this.view.set(evaluated.breaker.id, { at: now, evaluated });
+    this.view.set(evaluated.breaker.id, now, evaluated);
   }
 
   private forget(breakerId: string): void {
@@ -831,16 +827,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     now: number,
   ): Promise<{ ranking: ProberRanking; excluded: ReadonlySet<string> }> {
     const { epoch } = breaker.globalState;
-    const hit = this.rankingCache.get(breaker.id);
-    if (
-      hit &&
-      hit.epoch === epoch &&
-      hit.count === count &&
-      now - hit.at < LIVE_DEMAND_CACHE_MS &&
-      now >= hit.at
-    )
-      return hit.snapshot;
-    const snapshot = (async () => {
+    return this.rankingCache.through(`${breaker.id}\u0000${epoch}\u0000${count}`, now, async () => {
       const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
       const candidates = (await this.liveDemand(breaker.id, now)).map((l) => ({
         instanceId: l.instanceId,
@@ -849,11 +836,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         excluded: excluded.has(l.instanceId),
       }));
       return { ranking: rankProbers(candidates, count, epoch), excluded };
-    })();
-    if (this.rankingCache.size > 10_000) this.rankingCache.clear();
-    this.rankingCache.set(breaker.id, { at: now, epoch, count, snapshot });
-    snapshot.catch(() => this.rankingCache.delete(breaker.id));
-    return snapshot;
+    });
   }
 
   private async allowanceFor(
@@ -894,28 +877,17 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
    * most once per LIVE_DEMAND_CACHE_MS per pool and process); nothing while one group has the pool.
    */
   private async fairShare(pool: PoolConfig): Promise<{ fairShareCap?: number }> {
-    const now = this.ports.clock.now();
-    let hit = this.contendingCache.get(pool.id);
-    if (!hit || now - hit.at >= LIVE_DEMAND_CACHE_MS || now < hit.at) {
-      hit = { at: now, count: this.ports.breakers.contendingGroups(pool.id) };
-      if (this.contendingCache.size > 10_000) this.contendingCache.clear();
-      this.contendingCache.set(pool.id, hit);
-      hit.count.catch(() => this.contendingCache.delete(pool.id));
-    }
-    const cap = probeFairShare(pool.probe.concurrency, await hit.count);
+    const contending = this.contendingCache.through(pool.id, this.ports.clock.now(), () =>
+      this.ports.breakers.contendingGroups(pool.id),
+    );
+    const cap = probeFairShare(pool.probe.concurrency, await contending);
     // a share as large as the budget constrains nothing: the store need not count the group's leases
     return cap < pool.probe.concurrency ? { fairShareCap: cap } : {};
   }
 
   /** The live fleet's demand, read at most once per LIVE_DEMAND_CACHE_MS per breaker. */
   private liveDemand(breakerId: string, now: number): Promise<LiveDemand[]> {
-    const hit = this.liveDemandCache.get(breakerId);
-    if (hit && now - hit.at < LIVE_DEMAND_CACHE_MS && now >= hit.at) return hit.rows;
-    const rows = this.ports.presence.liveDemand(breakerId, now);
-    if (this.liveDemandCache.size > 10_000) this.liveDemandCache.clear();
-    this.liveDemandCache.set(breakerId, { at: now, rows });
-    rows.catch(() => this.liveDemandCache.delete(breakerId));
-    return rows;
+    return this.liveDemandCache.through(breakerId, now, () => this.ports.presence.liveDemand(breakerId, now));
   }
 
   // ---- internals -------------------------------------------------------------------------------
