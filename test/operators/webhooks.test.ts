@@ -9,21 +9,11 @@ import { rampPool } from '../recovery/support/ramp-pool.js';
 import { createFleetKey } from '../support/fleet-key.js';
 import { heartbeat, pollUntil, sleep, verdict } from '../support/fleet.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
+import { WEBHOOK_EVENTS } from '../../apps/controller/src/webhooks/webhook-events.js';
 import { type Receiver, startReceiver } from './support/receiver.js';
 
 const SECRET = 'webhook-secret-0123';
-const ALL_EVENTS = [
-  'breaker.opened',
-  'breaker.probing',
-  'breaker.ramp_step',
-  'breaker.ramp_held',
-  'breaker.ramp_stepped_back',
-  'breaker.recovered',
-  'breaker.forced',
-  'instance.isolated',
-  'instance.recovered',
-  'quorum.near',
-];
+const ALL_EVENTS = [...WEBHOOK_EVENTS];
 
 let t: TestApp;
 let key: string;
