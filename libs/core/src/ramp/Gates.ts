@@ -38,6 +38,20 @@ export function emptySample(): RampSample {
   return { attempts: 0, successes: 0, rateLimited: 0, latencyP95Ms: null, ttftP95Ms: null, queueAgeMs: null };
 }
 
+/** The gates a sample's figures do not hold (also what a receipt verifier re-derives from the log). */
+export function failedGates(
+  f: Pick<GateFigures, 'successRate' | 'rate429' | 'latencyP95Ms' | 'ttftP95Ms' | 'queueAgeMs'>,
+  gates: GateThresholds,
+): GateName[] {
+  const failed: GateName[] = [];
+  if (f.successRate < gates.minSuccessRate) failed.push('successRate');
+  if (f.latencyP95Ms !== null && f.latencyP95Ms > gates.maxLatencyP95Ms) failed.push('latencyP95');
+  if (f.ttftP95Ms !== null && f.ttftP95Ms > gates.maxTtftP95Ms) failed.push('ttftP95');
+  if (f.queueAgeMs !== null && f.queueAgeMs > gates.maxQueueAgeMs) failed.push('queueAge');
+  if (f.rate429 > gates.max429Rate) failed.push('rate429');
+  return failed;
+}
+
 /** Judges a sample against the gates and says why. */
 export function explainGates(sample: RampSample, gates: GateThresholds, minSample: number): GateFigures {
   const attempts = Math.max(0, sample.attempts);
@@ -45,12 +59,7 @@ export function explainGates(sample: RampSample, gates: GateThresholds, minSampl
   const answered = attempts - rateLimited;
   const successRate = answered > 0 ? Math.min(1, Math.max(0, sample.successes) / answered) : 1;
   const rate429 = attempts > 0 ? rateLimited / attempts : 0;
-  const failed: GateName[] = [];
-  if (successRate < gates.minSuccessRate) failed.push('successRate');
-  if (sample.latencyP95Ms !== null && sample.latencyP95Ms > gates.maxLatencyP95Ms) failed.push('latencyP95');
-  if (sample.ttftP95Ms !== null && sample.ttftP95Ms > gates.maxTtftP95Ms) failed.push('ttftP95');
-  if (sample.queueAgeMs !== null && sample.queueAgeMs > gates.maxQueueAgeMs) failed.push('queueAge');
-  if (rate429 > gates.max429Rate) failed.push('rate429');
+  const failed = failedGates({ ...sample, successRate, rate429 }, gates);
 
   let outcome: GateOutcome;
   if (attempts < minSample) outcome = 'insufficient';

@@ -1,0 +1,90 @@
+// What Recloser signs and logs: an instance's verdict, the controller's quorum certificate, a log
+// entry (one transition) and a bundle's manifest. Field names are public (add, never rename).
+import type { GateThresholds } from '../pool/PoolConfig.js';
+import type { Evidence, ReportedState } from '../wire.js';
+
+/** Whether a group's instances must sign their verdicts. */
+export type IdentityMode = 'off' | 'optional' | 'required';
+export const IDENTITY_MODES: readonly IdentityMode[] = ['off', 'optional', 'required'];
+
+/** An instance's signed verdict (DSSE payload, PAYLOAD_TYPES.verdict). */
+export interface VerdictStatement {
+  type: 'recloser.verdict/v1';
+  instanceId: string;
+  group: string;
+  dependency: string;
+  state: ReportedState;
+  evidence: Evidence;
+  /** strictly increasing per instance key: a controller refuses a sequence number it has seen */
+  seq: number;
+  /** the breaker's epoch as the controller last told the instance (0 before it heard) */
+  epoch: number;
+}
+
+/** One verdict inside a certificate: signed (its envelope) or, where the group allows, unsigned. */
+export type CertifiedVerdict =
+  | { instanceId: string; signed: true; keyId: string; envelope: import('./Dsse.js').DsseEnvelope }
+  | { instanceId: string; signed: false; state: ReportedState; evidence: Evidence };
+
+/** The controller's certificate of a global OPEN (DSSE payload, PAYLOAD_TYPES.quorumCertificate). */
+export interface QuorumCertificate {
+  type: 'recloser.quorum-certificate/v1';
+  breakerId: string;
+  group: string;
+  dependency: string;
+  /** the epoch the breaker entered by opening */
+  epoch: number;
+  /** ISO-8601, the controller's clock */
+  at: string;
+  /** L: live instances */
+  live: number;
+  /** hex SHA-256 of the canonical JSON array of the live instance ids, sorted */
+  liveDigest: string;
+  /** K */
+  threshold: number;
+  policy: { fractionBps: number; minOpen: number };
+  identity: IdentityMode;
+  /** the live, locally open instances' verdicts (at least K), by instance id */
+  verdicts: CertifiedVerdict[];
+}
+
+/** One leaf of the transparency log: a transition as the per-breaker chain stored it. */
+export interface LogEntryStatement {
+  type: 'recloser.transition/v1';
+  breakerId: string;
+  group: string;
+  dependency: string;
+  /** position in the breaker's hash chain, from 1 */
+  seq: number;
+  prevHash: string;
+  hash: string;
+  from: string;
+  to: string;
+  epoch: number;
+  fromStep: number | null;
+  step: number | null;
+  actor: string;
+  reason: string;
+  figures: Record<string, unknown>;
+  formedBy: string[];
+  at: string;
+  /** hex SHA-256 of the canonical JSON of the quorum certificate's envelope (a quorum OPEN), else null */
+  certificate: string | null;
+  /** a ramp transition: the pool's gates it was judged against */
+  gateThresholds: GateThresholds | null;
+}
+
+/** What the controller asserts about one breaker's export (DSSE payload, PAYLOAD_TYPES.bundleManifest). */
+export interface BundleManifest {
+  type: 'recloser.bundle-manifest/v1';
+  breakerId: string;
+  /** the checkpoint's tree size */
+  treeSize: number;
+  /** every log leaf of this breaker in that tree, in log order (= chain order) */
+  leafIndexes: number[];
+  /** the last chain hash (GENESIS when there is no entry) */
+  head: string;
+}
+
+/** prevHash of a breaker's first transition. */
+export const CHAIN_GENESIS = '0'.repeat(64);
