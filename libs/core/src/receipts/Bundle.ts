@@ -2,9 +2,9 @@
 // every entry in the log under the signed checkpoint, the entries the complete chain the manifest
 // names, the certificates bound to their entries, the decisions' arithmetic, and no fork from the
 // last checkpoint the verifier saw.
-import { fromBase64, toHex, utf8 } from './Bytes.js';
+import { fromBase64, fromUtf8, toBase64, utf8 } from './Bytes.js';
 import { canonicalize } from './Canonical.js';
-import { type Checkpoint, openCheckpoint, parseVerifierKey } from './Checkpoint.js';
+import { type Checkpoint, openCheckpoint, parseVerifierKey, signCheckpoint } from './Checkpoint.js';
 import type { ReceiptCrypto } from './Crypto.js';
 import {
   certificateMatchesEntry,
@@ -12,8 +12,15 @@ import {
   quorumCertificateProblem,
   rampStepProblem,
 } from './Decisions.js';
-import { type DsseEnvelope, openEnvelope, PAYLOAD_TYPES } from './Dsse.js';
-import { leafHash, verifyConsistency, verifyInclusion } from './Merkle.js';
+import { type DsseEnvelope, envelopeDigest, openEnvelope, PAYLOAD_TYPES, signEnvelope } from './Dsse.js';
+import {
+  consistencyProof,
+  inclusionProof,
+  leafHash,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+} from './Merkle.js';
 import {
   type BundleManifest,
   CHAIN_GENESIS,
@@ -184,7 +191,7 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
     const c = opened.statement as QuorumCertificate;
     const e = byLeaf.get(r.leafIndex);
     if (!e) return fail(`${at}: its log entry is not in the bundle`);
-    if (e.certificate !== toHex(sha(utf8(canonicalize(r.envelope)))))
+    if (e.certificate !== envelopeDigest(sha, r.envelope))
       fail(`${at}: the log entry does not commit to this certificate`);
     const bound = certificateMatchesEntry(c, e);
     if (bound) fail(`${at}: ${bound}`);
@@ -209,4 +216,58 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
   for (const [leaf, e] of byLeaf)
     if (e.certificate !== null && !certified.has(leaf)) fail(`entry at leaf ${leaf}: its quorum certificate is missing from the bundle`);
   return { ok: true, checkpoint: cp.checkpoint, entries: entries.length, receipts: certified.size, warnings };
+}
+
+/** What a log holds for one export: every leaf hash, and this breaker's entries and receipts. */
+export interface BundleSource {
+  breakerId: string;
+  origin: string;
+  /** every leaf hash of the log, in order (the tree the checkpoint covers) */
+  leafHashes: readonly Uint8Array[];
+  entries: readonly { leafIndex: number; entry: LogEntryStatement }[];
+  receipts: readonly { leafIndex: number; envelope: DsseEnvelope }[];
+  keys: PublicKeyInfo[];
+  instanceKeys: InstanceKeyInfo[];
+  /** earlier tree sizes to prove this one consistent with */
+  consistencyFrom: readonly number[];
+}
+
+/** Assembles (and signs the checkpoint and manifest of) one breaker's export bundle. */
+export function assembleBundle(
+  src: BundleSource,
+  signer: import('./Crypto.js').ReceiptSigner,
+  sha256: (d: Uint8Array) => Uint8Array,
+): Bundle {
+  const size = src.leafHashes.length;
+  const checkpoint: Checkpoint = { origin: src.origin, size, root: toBase64(rootOf(sha256, src.leafHashes)) };
+  const entries = [...src.entries].sort((a, b) => a.leafIndex - b.leafIndex);
+  const manifest: BundleManifest = {
+    type: 'recloser.bundle-manifest/v1',
+    breakerId: src.breakerId,
+    treeSize: size,
+    leafIndexes: entries.map((e) => e.leafIndex),
+    head: entries.at(-1)?.entry.hash ?? CHAIN_GENESIS,
+  };
+  return {
+    format: 'recloser.bundle/v1',
+    breakerId: src.breakerId,
+    checkpoint: { ...checkpoint, note: signCheckpoint(checkpoint, signer) },
+    keys: src.keys,
+    instanceKeys: src.instanceKeys,
+    manifest: signEnvelope(PAYLOAD_TYPES.bundleManifest, manifest, signer),
+    receipts: src.receipts.map((r) => ({
+      kind: 'quorum-certificate',
+      leafIndex: r.leafIndex,
+      envelope: r.envelope,
+      statement: JSON.parse(fromUtf8(fromBase64(r.envelope.payload))) as QuorumCertificate,
+    })),
+    entries: entries.map((e) => ({
+      leafIndex: e.leafIndex,
+      entry: e.entry,
+      inclusionProof: inclusionProof(sha256, src.leafHashes, e.leafIndex, size).map(toBase64),
+    })),
+    consistency: src.consistencyFrom
+      .filter((m) => m > 0 && m < size)
+      .map((m) => ({ fromSize: m, proof: consistencyProof(sha256, src.leafHashes, m, size).map(toBase64) })),
+  };
 }

@@ -1,6 +1,6 @@
 // DSSE (Dead Simple Signing Envelope, secure-systems-lab/dsse v1): a signature covers the
 // pre-authentication encoding of the payload type and the payload bytes, never a re-serialisation.
-import { concatBytes, fromBase64, fromUtf8, toBase64, utf8 } from './Bytes.js';
+import { concatBytes, fromBase64, fromUtf8, toBase64, toHex, utf8 } from './Bytes.js';
 import { canonicalize } from './Canonical.js';
 import type { ReceiptCrypto, ReceiptSigner } from './Crypto.js';
 
@@ -93,4 +93,9 @@ export function openEnvelope(
     ok: false,
     why: unknownKey !== null && signatures.length === 1 ? `signed by unknown key ${unknownKey}` : 'signature does not verify',
   };
+}
+
+/** hex SHA-256 of an envelope's canonical JSON: how a log entry commits to a certificate. */
+export function envelopeDigest(sha256: (d: Uint8Array) => Uint8Array, envelope: DsseEnvelope): string {
+  return toHex(sha256(utf8(canonicalize(envelope))));
 }

@@ -1,5 +1,7 @@
 // What Recloser signs and logs: an instance's verdict, the controller's quorum certificate, a log
 // entry (one transition) and a bundle's manifest. Field names are public (add, never rename).
+import { toHex, utf8 } from './Bytes.js';
+import { canonicalize } from './Canonical.js';
 import type { GateThresholds } from '../pool/PoolConfig.js';
 import type { Evidence, ReportedState } from '../wire.js';
 
@@ -88,3 +90,8 @@ export interface BundleManifest {
 
 /** prevHash of a breaker's first transition. */
 export const CHAIN_GENESIS = '0'.repeat(64);
+
+/** hex SHA-256 of the canonical JSON array of the live instance ids, sorted: a certificate's live set. */
+export function liveDigest(sha256: (d: Uint8Array) => Uint8Array, liveIds: readonly string[]): string {
+  return toHex(sha256(utf8(canonicalize([...liveIds].sort()))));
+}
