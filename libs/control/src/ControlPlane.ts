@@ -416,7 +416,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       const rows = await presence.rows(breaker.id, at - this.settings.heartbeatTtlMs);
       decided = this.decideQuorum(rows, group, at);
       const d = onQuorum(state, decided, at, pool, this.ports.rng);
-      return { ...d, quorum: figures(decided), formedBy: decided.formedBy, figures: { trigger } };
+      const basis = { rows, policy: group.quorum };
+      return { ...d, quorum: figures(decided), formedBy: decided.formedBy, figures: { trigger }, basis };
     });
     const after = outcome.breaker;
     const shown = after.globalState.state === 'closed' ? (decided ? figures(decided) : quorum) : after.quorum;

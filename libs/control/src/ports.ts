@@ -122,6 +122,8 @@ export interface BreakerDecision extends Decision {
   formedBy?: string[];
   /** extra audit figures merged into each transition record (e.g. which trigger evaluated it) */
   figures?: Record<string, unknown>;
+  /** a quorum decision: the live rows it counted and the policy (what its certificate is made of) */
+  basis?: { rows: readonly VerdictRow[]; policy: QuorumPolicy };
 }
 
 /** What `decide` gets inside a locked transition. */

@@ -26,6 +26,7 @@ import { OutboxService } from '../outbox/outbox.service.js';
 import { canonicalJson } from '../transitions/transition-chain.js';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
 import { TransitionsService } from '../transitions/transitions.service.js';
+import { TransitionReceipts } from '../receipts/transition-receipts.js';
 import { BreakerEntity, WHOLE_GROUP } from './breaker.entity.js';
 import { VerdictsRepository } from './verdicts.repository.js';
 
@@ -49,6 +50,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     private readonly verdicts: VerdictsRepository,
     private readonly outbox: OutboxService,
     @Inject(CONTROL_CLOCK) private readonly clock: Clock,
+    private readonly receipts: TransitionReceipts,
   ) {}
 
   /**
@@ -209,6 +211,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
       if (decision.formedBy) extra.formedBy = decision.formedBy;
       if (decision.figures) extra.figures = decision.figures;
       const rows = await this.transitions.append(manager, breakerId, decision.transitions, now, extra);
+      await this.receipts.record(manager, saved, decision, rows, now); // log leaves, quorum certificate
       const transitions = decision.transitions.map((t) => withAudit(t, decision));
       const committed: StoredTransition = { breaker: saved, transitions, rows };
       await this.outbox.append(manager, events(committed));

@@ -13,6 +13,7 @@ import { ProbeLeaseStore } from '../probes/probe-lease.store.js';
 import { AllowanceDivisionCache } from '../ramp/allowance-division.cache.js';
 import { RampEvidenceStore } from '../ramp/ramp-evidence.store.js';
 import { TransitionsModule } from '../transitions/transitions.module.js';
+import { ReceiptsModule } from '../receipts/receipts.module.js';
 import { RedisChangeFeed } from './change-feed.js';
 import { CONTROL_CLOCK } from './clock.js';
 import { ControlConsumer } from './control.consumer.js';
@@ -32,6 +33,7 @@ import { ControlPlane } from '@recloser/control';
     PoolsModule,
     TransitionsModule,
     OutboxModule,
+    ReceiptsModule,
   ],
   providers: [
     { provide: CONTROL_CLOCK, useValue: wallClock },

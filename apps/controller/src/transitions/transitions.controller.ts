@@ -3,8 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import { AdminGuard } from '../auth/admin.guard.js';
 import { ListTransitionsQuery } from './dto/list-transitions.query.js';
 import { TransitionLogDto } from './dto/transition.dto.js';
-import type { ChainCheck } from './transition-chain.js';
-import { type TransitionView, TransitionsService } from './transitions.service.js';
+import { TransitionsService } from './transitions.service.js';
 
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -18,9 +17,7 @@ export class TransitionsController {
   @ApiOperation({
     summary: 'The hash-chained transition log; with breakerId, also whether its chain verifies',
   })
-  async list(
-    @Query() query: ListTransitionsQuery,
-  ): Promise<{ transitions: TransitionView[]; next: string | null; chain?: ChainCheck }> {
+  list(@Query() query: ListTransitionsQuery): ReturnType<TransitionsService['log']> {
     return this.transitions.log(query.breakerId, query);
   }
 }

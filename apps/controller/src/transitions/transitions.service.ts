@@ -11,6 +11,7 @@ import {
   verifyChain,
 } from './transition-chain.js';
 import { TransitionEntity } from './transition.entity.js';
+import { type LeafProof, type SignedCheckpoint, TransparencyLogService } from '../receipts/transparency-log.service.js';
 
 export interface TransitionView {
   id: string;
@@ -28,6 +29,9 @@ export interface TransitionView {
   at: string;
   prevHash: string;
   hash: string;
+  /** the transition's leaf in the transparency log and its RFC 6962 audit path to `checkpoint` */
+  leafIndex?: number | null;
+  inclusionProof?: string[] | null;
 }
 
 /** The append-only, hash-chained transition log (one chain per breaker). */
@@ -35,6 +39,7 @@ export interface TransitionView {
 export class TransitionsService {
   constructor(
     @InjectRepository(TransitionEntity) private readonly transitions: Repository<TransitionEntity>,
+    private readonly merkle: TransparencyLogService,
   ) {}
 
   /**
@@ -101,7 +106,12 @@ export class TransitionsService {
   async log(
     breakerId: string | undefined,
     page: PageQuery,
-  ): Promise<{ transitions: TransitionView[]; next: string | null; chain?: ChainCheck }> {
+  ): Promise<{
+    transitions: TransitionView[];
+    next: string | null;
+    chain?: ChainCheck;
+    checkpoint: SignedCheckpoint;
+  }> {
     const limit = page.limit ?? PAGE_DEFAULT;
     const q = this.transitions.createQueryBuilder('t');
     if (breakerId) {
@@ -120,8 +130,11 @@ export class TransitionsService {
     const { rows, next } = pageOf(fetched, limit, (r) =>
       breakerId ? [r.seq] : [r.at.getTime(), String(r.id)],
     );
-    const transitions = rows.map(toView);
-    return breakerId ? { transitions, next, chain: await this.verify(breakerId) } : { transitions, next };
+    const { checkpoint, byTransition } = await this.merkle.proofs(rows.map((r) => String(r.id)));
+    const transitions = rows.map((r) => withProof(toView(r), byTransition.get(String(r.id))));
+    return breakerId
+      ? { transitions, next, chain: await this.verify(breakerId), checkpoint }
+      : { transitions, next, checkpoint };
   }
 
   async verify(breakerId: string): Promise<ChainCheck> {
@@ -158,4 +171,9 @@ export function toView(r: TransitionEntity): TransitionView {
     prevHash: r.prevHash,
     hash: r.hash,
   };
+}
+
+/** A view with its log leaf and audit path (null for a row logged before the log existed). */
+function withProof(view: TransitionView, proof: LeafProof | undefined): TransitionView {
+  return { ...view, leafIndex: proof?.leafIndex ?? null, inclusionProof: proof?.inclusionProof ?? null };
 }

@@ -8,7 +8,7 @@ import type { LogEntryStatement, QuorumCertificate, VerdictStatement } from './S
 
 /** Null when the arithmetic holds, else what is wrong. Signed verdicts are checked by the caller. */
 export function quorumCertificateProblem(c: QuorumCertificate): string | null {
-  const policy = { fraction: fromBasisPoints(c.policy?.fractionBps), minOpen: c.policy?.minOpen };
+  const policy = { fraction: c.policy?.fraction ?? fromBasisPoints(c.policy?.fractionBps), minOpen: c.policy?.minOpen };
   if (!(policy.fraction > 0 && policy.fraction <= 1) || !Number.isInteger(policy.minOpen))
     return 'the quorum policy is not a policy';
   if (!Number.isInteger(c.live) || c.live < 0) return `L=${c.live} is not a count`;

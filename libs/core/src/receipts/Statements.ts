@@ -44,7 +44,8 @@ export interface QuorumCertificate {
   liveDigest: string;
   /** K */
   threshold: number;
-  policy: { fractionBps: number; minOpen: number };
+  /** the quorum fraction in basis points; `fraction` only when it is not a whole number of them */
+  policy: { fractionBps: number; minOpen: number; fraction?: number };
   identity: IdentityMode;
   /** the live, locally open instances' verdicts (at least K), by instance id */
   verdicts: CertifiedVerdict[];
