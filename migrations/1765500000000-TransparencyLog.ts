@@ -4,7 +4,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * Provable decisions: the append-only Merkle log of transitions (one leaf per transition row, its
  * exact canonical bytes stored), the single-row head that serialises appends across replicas, the
  * signed checkpoints, quorum certificates, the controller's signing keys (old ones kept for
- * verification) and the instances' registered verdict keys.
+ * verification), the instances' registered verdict keys and their latest signed verdict per breaker.
  */
 export class TransparencyLog1765500000000 implements MigrationInterface {
   name = 'TransparencyLog1765500000000';
@@ -67,11 +67,22 @@ export class TransparencyLog1765500000000 implements MigrationInterface {
     await q.query(`CREATE INDEX "IDX_instance_keys_instance" ON instance_keys (group_name, instance_id)`);
     await q.query(`ALTER TABLE fleet_groups ADD COLUMN identity text NOT NULL DEFAULT 'off'
       CONSTRAINT "CHK_fleet_groups_identity" CHECK (identity IN ('off', 'optional', 'required'))`);
-    await q.query(`ALTER TABLE verdicts ADD COLUMN envelope jsonb`);
+    await q.query(`
+      CREATE TABLE signed_verdicts (
+        group_name text NOT NULL,
+        dependency text NOT NULL,
+        instance_id text NOT NULL,
+        key_id text NOT NULL,
+        seq bigint NOT NULL,
+        epoch integer NOT NULL,
+        envelope jsonb NOT NULL,
+        signed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (group_name, dependency, instance_id)
+      )`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE verdicts DROP COLUMN envelope`);
+    await q.query(`DROP TABLE signed_verdicts`);
     await q.query(`ALTER TABLE fleet_groups DROP COLUMN identity`);
     await q.query(`DROP TABLE instance_keys`);
     await q.query(`DROP TABLE signing_keys`);

@@ -17,6 +17,7 @@ import { TransportError } from './errors/Errors.js';
 import { SdkTelemetry } from './telemetry/SdkTelemetry.js';
 import { HttpTransport } from './transport/HttpTransport.js';
 import type { Transport } from './transport/Transport.js';
+import { VerdictSigner } from './identity/VerdictSigner.js';
 
 interface CommonOptions {
   instanceId: string;
@@ -30,6 +31,11 @@ interface CommonOptions {
   autoStart?: boolean;
   /** the fetch that `recloser.fetch()` and `breaker.fetch()` call; default globalThis.fetch */
   fetch?: typeof globalThis.fetch;
+  /**
+   * Sign locally open verdicts with a key pair made at start and registered under the fleet key
+   * (groups with identity optional or required); default false. Closed verdicts are never signed.
+   */
+  signVerdicts?: boolean;
 }
 
 export interface CloseOptions {
@@ -84,6 +90,7 @@ export class Recloser {
   private readonly reachability = new EventEmitter<ReachabilityEvent>();
   private readonly host: BreakerHost;
   private readonly telemetry: SdkTelemetry;
+  private readonly signer: VerdictSigner | null;
 
   /** fires when the controller stops or starts answering */
   readonly onFallback: Event<ReachabilityEvent> = this.reachability.event;
@@ -117,6 +124,7 @@ export class Recloser {
       isReachable: () => this.reachable,
       breakersNow: () => this.breakers.values(),
     });
+    this.signer = options.signVerdicts ? new VerdictSigner(this.instanceId, this.group, this.transport) : null;
     if (options.autoStart ?? true) this.start();
   }
 
@@ -234,6 +242,7 @@ export class Recloser {
       breakers: [...this.breakers.values()].map((b) => b.closeTick(elapsed)),
     };
     this.telemetry.tickClosed(request.breakers, this.breakers.values());
+    if (this.signer) await this.signer.signOpen(request.breakers, this.aborter.signal);
     const sentAt = this.clock.now();
     let response: HeartbeatResponse;
     try {
@@ -254,6 +263,7 @@ export class Recloser {
     for (const plan of response.breakers) {
       this.breakers.get(plan.dependency)?.applyPlan(plan, sentAt, response.leaseTtlMs);
     }
+    this.signer?.learnEpochs(response.breakers);
     if (response.heartbeatIntervalMs > 0) this.intervalMs = response.heartbeatIntervalMs;
     this.setReachable(true);
     return { reachable: true, request, response };

@@ -48,6 +48,8 @@ export interface BreakerVerdict {
   evidence: Evidence;
   /** requests/s wanted per traffic class */
   demand?: Record<TrafficClass, number>;
+  /** this verdict signed by the instance (a DSSE envelope of receipts' VerdictStatement) */
+  envelope?: { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
 }
 
 export interface HeartbeatRequest {

@@ -3,7 +3,7 @@
 // formed it (the leaf commits to it). Called by BreakerStateService.transition, the one writer.
 import { Injectable } from '@nestjs/common';
 import type { BreakerDecision } from '@recloser/control';
-import type { GateThresholds, IdentityMode } from '@recloser/core';
+import type { DsseEnvelope, GateThresholds, IdentityMode } from '@recloser/core';
 import { PoolsService } from '../pools/pools.service.js';
 import type { EntityManager } from 'typeorm';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
@@ -33,11 +33,12 @@ export class TransitionReceipts {
       const [group] = (await manager.query(`SELECT identity FROM fleet_groups WHERE group_name = $1`, [
         breaker.group,
       ])) as { identity: IdentityMode }[];
+      const signed = await this.signedVerdicts(manager, breaker, decision.formedBy ?? [], opening.epoch - 1);
       const cert = quorumCertificate({
         breaker,
         epoch: opening.epoch,
         at: now,
-        rows: decision.basis.rows,
+        rows: decision.basis.rows.map((r) => ({ ...r, ...signed.get(r.instanceId) })),
         formedBy: decision.formedBy ?? [],
         threshold: decision.quorum.threshold,
         policy: decision.basis.policy,
@@ -51,5 +52,21 @@ export class TransitionReceipts {
       gateThresholds = (await this.pools.resolve(breaker.dependency, breaker.group)).ramp.gates;
     }
     await this.log.append(manager, breaker, rows, { certificate, gateThresholds });
+  }
+
+  /** The formers' latest signed verdicts, those signed in the epoch the breaker opens from. */
+  private async signedVerdicts(
+    manager: EntityManager,
+    breaker: { group: string; dependency: string },
+    formedBy: readonly string[],
+    epoch: number,
+  ): Promise<Map<string, { envelope: DsseEnvelope; keyId: string }>> {
+    if (formedBy.length === 0) return new Map();
+    const rows = (await manager.query(
+      `SELECT instance_id, key_id, envelope FROM signed_verdicts
+       WHERE group_name = $1 AND dependency = $2 AND epoch = $3 AND instance_id = ANY($4::text[])`,
+      [breaker.group, breaker.dependency, epoch, [...formedBy]],
+    )) as { instance_id: string; key_id: string; envelope: DsseEnvelope }[];
+    return new Map(rows.map((r) => [r.instance_id, { envelope: r.envelope, keyId: r.key_id }]));
   }
 }

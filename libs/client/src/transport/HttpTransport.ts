@@ -2,7 +2,7 @@
 import type { HeartbeatRequest, HeartbeatResponse, ProbeGrant, ProbeResultRequest } from '@recloser/core';
 import { parseRetryAfterMs } from '@recloser/core';
 import { TransportError } from '../errors/Errors.js';
-import type { ProbeLeaseRequest, Transport } from './Transport.js';
+import type { InstanceKeyRequest, ProbeLeaseRequest, Transport } from './Transport.js';
 
 export interface HttpTransportOptions {
   /** base URL of the controller, e.g. http://127.0.0.1:3000 */
@@ -38,6 +38,10 @@ export class HttpTransport implements Transport {
 
   lease(req: ProbeLeaseRequest, signal?: AbortSignal): Promise<ProbeGrant> {
     return this.post<ProbeGrant>('/v1/probes/lease', req, signal);
+  }
+
+  registerKey(req: InstanceKeyRequest, signal?: AbortSignal): Promise<{ keyId: string }> {
+    return this.post<{ keyId: string }>('/v1/instance-keys', req, signal);
   }
 
   private async post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {

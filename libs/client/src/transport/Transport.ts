@@ -24,4 +24,14 @@ export interface Transport {
   heartbeat(req: HeartbeatRequest, signal?: AbortSignal): Promise<HeartbeatResponse>;
   probeResult(token: string, body: ProbeResultRequest, signal?: AbortSignal): Promise<void>;
   lease(req: ProbeLeaseRequest, signal?: AbortSignal): Promise<ProbeGrant>;
+  /** POST /v1/instance-keys: registers the instance's verdict key (transports without it: no signing) */
+  registerKey?(req: InstanceKeyRequest, signal?: AbortSignal): Promise<{ keyId: string }>;
+}
+
+/** POST /v1/instance-keys */
+export interface InstanceKeyRequest {
+  instanceId: string;
+  group: string;
+  /** base64 of the raw Ed25519 public key */
+  publicKey: string;
 }

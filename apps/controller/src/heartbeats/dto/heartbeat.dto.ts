@@ -12,6 +12,7 @@ import {
   type TrafficClass,
 } from '@recloser/core';
 import { Type } from 'class-transformer';
+import { DsseEnvelopeDto } from '../../receipts/dto/envelope.dto.js';
 import {
   ArrayMaxSize,
   IsArray,
@@ -143,6 +144,16 @@ export class BreakerVerdictDto {
   @IsOptional()
   @IsDemandMap()
   demand?: Record<TrafficClass, number>;
+
+  @ApiPropertyOptional({
+    type: DsseEnvelopeDto,
+    description: "this verdict signed with the instance's registered key (groups with identity optional or required)",
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => DsseEnvelopeDto)
+  @IsObject({ message: 'envelope must be a DSSE envelope object' })
+  envelope?: DsseEnvelopeDto;
 }
 
 export class HeartbeatDto {

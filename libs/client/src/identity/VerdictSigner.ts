@@ -1,0 +1,52 @@
+// The SDK side of instance identity: registers the instance's key once (retried each tick until
+// the controller takes it) and signs the locally open verdicts of a heartbeat with the epoch each
+// breaker had in the last plan. Loads node:crypto only when signing is switched on.
+import { type BreakerPlan, type BreakerVerdict, isLocallyOpen } from '@recloser/core';
+import type { Transport } from '../transport/Transport.js';
+import type { InstanceIdentity } from './InstanceIdentity.js';
+
+export class VerdictSigner {
+  private identity: InstanceIdentity | null = null;
+  private readonly epochs = new Map<string, number>();
+
+  constructor(
+    private readonly instanceId: string,
+    private readonly group: string,
+    private readonly transport: Transport,
+  ) {}
+
+  /** Adds an envelope to each locally open verdict whose breaker's epoch is known. */
+  async signOpen(verdicts: BreakerVerdict[], signal?: AbortSignal): Promise<void> {
+    if (!verdicts.some((v) => isLocallyOpen(v.state))) return; // closed verdicts change no decision
+    const identity = await this.registered(signal);
+    if (!identity) return;
+    for (const v of verdicts) {
+      const epoch = this.epochs.get(v.dependency);
+      if (!isLocallyOpen(v.state) || epoch === undefined) continue;
+      const envelope = identity.sign(this.instanceId, this.group, v, epoch);
+      if (envelope) v.envelope = envelope;
+    }
+  }
+
+  learnEpochs(plans: readonly BreakerPlan[]): void {
+    for (const p of plans) if (typeof p.global?.epoch === 'number') this.epochs.set(p.dependency, p.global.epoch);
+  }
+
+  /** The identity once its key is registered; null (unsigned this tick) while it cannot be. */
+  private async registered(signal?: AbortSignal): Promise<InstanceIdentity | null> {
+    if (!this.transport.registerKey) return null;
+    if (!this.identity) {
+      const { InstanceIdentity } = await import('./InstanceIdentity.js');
+      this.identity = new InstanceIdentity();
+    }
+    if (this.identity.keyId === null) {
+      try {
+        const req = { instanceId: this.instanceId, group: this.group, publicKey: this.identity.publicKey };
+        this.identity.keyId = (await this.transport.registerKey(req, signal)).keyId;
+      } catch {
+        return null; // the heartbeat goes unsigned; registration is tried again next tick
+      }
+    }
+    return this.identity;
+  }
+}
