@@ -7,6 +7,7 @@ import { QUORUM_NEAR_FRACTION } from '@recloser/core';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { EnvironmentVariables } from './env.dto.js';
+import { readReceiptsConfig, type ReceiptsConfig } from '../receipts/receipts-config.js';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/recloser';
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -59,6 +60,8 @@ export class ControllerConfig {
   readonly metricsPort: number | null;
   /** Fastify's trustProxy: which X-Forwarded-For hops to believe for the client address the limits count */
   readonly trustProxy: boolean | number | string[];
+  /** the transparency log's origin and the controller's signing key (receipts/receipts-config.ts) */
+  readonly receipts?: ReceiptsConfig;
 
   constructor(values: Omit<ControllerConfig, 'databaseName'>) {
     Object.assign(this, values);
@@ -109,6 +112,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
   if (parsed.RECLOSER_METRICS_PORT !== undefined && parsed.RECLOSER_METRICS_PORT === (parsed.PORT ?? 3000)) {
     problems.push('RECLOSER_METRICS_PORT: must differ from PORT');
   }
+  let receipts: ReceiptsConfig | undefined;
+  try {
+    receipts = readReceiptsConfig(env);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
@@ -146,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ControllerConf
     metricsPublic: parsed.RECLOSER_METRICS_PUBLIC ?? false,
     metricsPort: parsed.RECLOSER_METRICS_PORT ?? null,
     trustProxy: trustProxyOf(parsed.RECLOSER_TRUST_PROXY ?? 'false'),
+    ...(receipts ? { receipts } : {}),
   });
 }
 

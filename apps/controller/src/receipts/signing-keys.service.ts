@@ -7,6 +7,7 @@ import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type PublicKeyInfo, type ReceiptSigner, verifierKey } from '@recloser/core';
 import { DataSource } from 'typeorm';
+import { ControllerConfig } from '../config/controller-config.js';
 import { nodeReceiptCrypto, signerFor } from './node-crypto.js';
 import { readReceiptsConfig, type ReceiptsConfig } from './receipts-config.js';
 
@@ -19,10 +20,14 @@ export class SigningKeysService implements OnModuleInit {
   private config!: ReceiptsConfig;
   private signer: Promise<ReceiptSigner> | null = null;
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly controllerConfig: ControllerConfig,
+  ) {}
 
   onModuleInit(): void {
-    this.config = readReceiptsConfig(); // fails the boot on a bad key, naming the variable
+    // loadConfig already read (and checked) the receipts' variables of the controller's environment
+    this.config = this.controllerConfig.receipts ?? readReceiptsConfig({});
   }
 
   get origin(): string {

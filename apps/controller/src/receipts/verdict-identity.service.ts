@@ -57,8 +57,8 @@ export class VerdictIdentityService {
     if (raw.length !== 32) throw new BadRequestException('publicKey must be base64 of a raw 32-byte Ed25519 public key');
     const keyId = instanceKeyId(raw);
     const inserted = (await this.db.query(
-      `INSERT INTO instance_keys (key_id, group_name, instance_id, public_key, fleet_key_id)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key_id) DO NOTHING RETURNING key_id`,
+      `WITH i AS (INSERT INTO instance_keys (key_id, group_name, instance_id, public_key, fleet_key_id)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key_id) DO NOTHING RETURNING key_id) SELECT key_id FROM i`,
       [keyId, body.group, body.instanceId, Buffer.from(raw), principal.keyId],
     )) as unknown[];
     if (inserted.length === 0) {
@@ -150,8 +150,9 @@ export class VerdictIdentityService {
     const epoch = breaker?.epoch ?? 0;
     if (v.epoch !== epoch)
       throw new ConflictException(`${field}: signed for epoch ${v.epoch} but the breaker is in epoch ${epoch} (a replayed or stale verdict)`);
+    // a CTE so the driver answers rows (an UPDATE alone answers [rows, count])
     const advanced = (await this.db.query(
-      `UPDATE instance_keys SET last_seq = $2 WHERE key_id = $1 AND last_seq < $2 RETURNING key_id`,
+      `WITH u AS (UPDATE instance_keys SET last_seq = $2 WHERE key_id = $1 AND last_seq < $2 RETURNING key_id) SELECT key_id FROM u`,
       [keyId, v.seq],
     )) as unknown[];
     if (advanced.length === 0)

@@ -1,0 +1,201 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON; each test asserts the fields it needs */
+// Provable decisions end to end (real Postgres + Redis): a breaker opened by a quorum of signed and
+// unsigned verdicts, ramped by nobody, forced closed; its bundle verifies offline, its transitions
+// carry inclusion proofs, tampering is refused by the API or by the verifier, key rotation keeps old
+// receipts verifiable.
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Bundle,
+  fromBase64,
+  leafHash,
+  openCheckpoint,
+  parseVerifierKey,
+  utf8,
+  canonicalize,
+  signCheckpoint,
+  toBase64,
+  verifyBundle,
+  verifyInclusion,
+} from '@recloser/core';
+import { InstanceIdentity } from '../../libs/client/src/identity/InstanceIdentity.js';
+import { nodeReceiptCrypto, signerFor } from '../../apps/controller/src/receipts/node-crypto.js';
+import { runVerify } from '../../apps/controller/src/receipts/verify-cli.js';
+import { createFleetKey } from '../support/fleet-key.js';
+import { heartbeat, instanceIds, pollUntil, verdict } from '../support/fleet.js';
+import { bootTestApp, randomSuffix, type TestApp } from '../support/test-app.js';
+
+const DEP = 'llm-provider';
+const TEN = instanceIds(10);
+const SIGNERS = 3; // i0..i2 sign; i3..i6 open unsigned; i7..i9 closed
+
+describe('receipts: signed verdicts, quorum certificates, the transparency log (real Postgres + Redis)', () => {
+  let t: TestApp;
+  let group: string;
+  let key: string;
+  let breakerId: string;
+  const identities = new Map<string, InstanceIdentity>();
+
+  const round = async (epoch: number) =>
+    Promise.all(
+      TEN.map(async (id, i) => {
+        const v: any = verdict(DEP, i < 7 ? 'open' : 'closed');
+        const identity = identities.get(id);
+        if (identity) v.envelope = identity.sign(id, group, { ...v }, epoch);
+        const r = await heartbeat(t, key, { instanceId: id, group, breakers: [v] });
+        if (r.status !== 200) throw new Error(`heartbeat ${r.status}: ${r.text}`);
+        return r.body;
+      }),
+    );
+
+  beforeAll(async () => {
+    t = await bootTestApp();
+    group = `g-receipts-${randomSuffix()}`;
+    key = (await createFleetKey(t, [group])).key;
+    expect((await t.admin('PUT', `/v1/admin/groups/${group}/identity`, { mode: 'optional' })).body).toEqual({
+      group,
+      identity: 'optional',
+    });
+    for (const id of TEN.slice(0, SIGNERS)) {
+      const identity = new InstanceIdentity();
+      const r = await t.request('POST', '/v1/instance-keys', {
+        token: key,
+        body: { instanceId: id, group, publicKey: identity.publicKey },
+      });
+      expect(r.status).toBe(201);
+      identity.keyId = r.body.keyId;
+      identities.set(id, identity);
+    }
+    const opened = await pollUntil(() => round(0), (bodies) => bodies[0]!.breakers[0].global.state === 'open', {
+      attempts: 60,
+      everyMs: 100,
+    });
+    expect(opened[0]!.breakers[0].global.state).toBe('open');
+    breakerId = opened[0]!.breakers[0].breakerId;
+    const forced = await t.admin('POST', `/v1/admin/breakers/${breakerId}/actions`, {
+      action: 'force_close',
+      reason: 'receipts e2e: provider confirmed healthy — ok',
+    });
+    expect(forced.status).toBeLessThan(300);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('exports a bundle that verifies offline: signed and unsigned verdicts marked, K from L', async () => {
+    const b = await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle`);
+    expect(b.status).toBe(200);
+    const bundle = b.body as Bundle;
+    const pinned = (await t.admin('GET', '/v1/admin/log/keys')).body.keys.map((k: any) => k.vkey);
+    const r = verifyBundle(bundle, nodeReceiptCrypto, { pinned });
+    expect(r).toMatchObject({ ok: true, entries: 2, receipts: 1 });
+    const cert = bundle.receipts[0]!.statement;
+    expect(cert).toMatchObject({ live: 10, threshold: 5, identity: 'optional', policy: { fractionBps: 5000, minOpen: 2 } });
+    expect(cert.verdicts.filter((v) => v.signed).map((v) => v.instanceId)).toEqual(['i0', 'i1', 'i2']);
+    expect(cert.verdicts.filter((v) => !v.signed).map((v) => v.instanceId)).toEqual(['i3', 'i4', 'i5', 'i6']);
+    expect(bundle.instanceKeys.map((k) => k.instanceId).sort()).toEqual(['i0', 'i1', 'i2']);
+    expect(bundle.entries[1]!.entry).toMatchObject({ actor: 'operator', to: 'closed', reason: 'force_close: receipts e2e: provider confirmed healthy — ok' });
+  });
+
+  it('GET /v1/admin/transitions carries each entry’s leaf and audit path to the signed checkpoint', async () => {
+    const log = await t.admin('GET', `/v1/admin/transitions?breakerId=${breakerId}`);
+    expect(log.status).toBe(200);
+    const { checkpoint, transitions } = log.body;
+    const keys = new Map<string, Uint8Array>();
+    for (const k of (await t.admin('GET', '/v1/admin/log/keys')).body.keys) {
+      const parsed = parseVerifierKey(nodeReceiptCrypto.sha256, k.vkey)!;
+      keys.set(parsed.keyId, parsed.publicKey);
+    }
+    expect(openCheckpoint(checkpoint.note, keys, nodeReceiptCrypto).ok).toBe(true);
+    const bundle = (await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle`)).body as Bundle;
+    for (const tr of transitions) {
+      const entry = bundle.entries.find((e) => e.leafIndex === tr.leafIndex)!;
+      const leaf = leafHash(nodeReceiptCrypto.sha256, utf8(canonicalize(entry.entry)));
+      const proof = tr.inclusionProof.map(fromBase64);
+      expect(verifyInclusion(nodeReceiptCrypto.sha256, tr.leafIndex, checkpoint.size, leaf, proof, fromBase64(checkpoint.root))).toBe(true);
+    }
+    // leaves are dense and one per transition
+    const [counts] = await t.db.query<{ leaves: number; top: number; transitions: number }>(
+      `SELECT (SELECT count(*)::int FROM log_leaves) AS leaves, (SELECT max(idx)::int FROM log_leaves) AS top,
+              (SELECT count(*)::int FROM transitions) AS transitions`,
+    );
+    expect(counts).toEqual({ leaves: counts!.transitions, top: counts!.transitions - 1, transitions: counts!.transitions });
+  });
+
+  it('refuses at the API: a replayed verdict, a forged instance key, a changed verdict, a stale epoch', async () => {
+    const i0 = identities.get('i0')!;
+    const v: any = verdict(DEP, 'open');
+    const env = i0.sign('i0', group, { ...v }, 1); // the breaker is in epoch 1 now
+    const first = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: env }] });
+    expect(first.status).toBe(200);
+    const replay = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: env }] });
+    expect(replay.status).toBe(409);
+    expect(replay.body.message).toMatch(/breakers\.0\.envelope: sequence number \d+ was already used .*replayed verdict/);
+    const i1env = identities.get('i1')!.sign('i0', group, { ...v }, 1); // i1's key speaking for i0
+    const forged = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: i1env }] });
+    expect(forged.status).toBe(403);
+    expect(forged.body.message).toMatch(/registered for another instance \(a forged identity\)/);
+    const signedOpen = i0.sign('i0', group, { ...v }, 1);
+    const changed = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...verdict(DEP, 'closed'), envelope: signedOpen }] });
+    expect(changed.status).toBe(400);
+    expect(changed.body.message).toMatch(/not the verdict sent beside it \(a changed verdict\)/);
+    const stale = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: i0.sign('i0', group, { ...v }, 0) }] });
+    expect(stale.status).toBe(409);
+    expect(stale.body.message).toMatch(/signed for epoch 0 but the breaker is in epoch 1/);
+    const unknown = new InstanceIdentity();
+    unknown.keyId = 'ik-0000000000000000';
+    const unregistered = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: unknown.sign('i0', group, { ...v }, 1) }] });
+    expect(unregistered.status).toBe(403);
+  });
+
+  it('a group with identity required refuses an unsigned locally open verdict, naming the field', async () => {
+    const strict = `g-strict-${randomSuffix()}`;
+    const k = (await createFleetKey(t, [strict])).key;
+    await t.admin('PUT', `/v1/admin/groups/${strict}/identity`, { mode: 'required' });
+    const r = await heartbeat(t, k, { instanceId: 'x', group: strict, breakers: [verdict(DEP, 'open')] });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toMatch(/breakers\.0\.envelope: group ".*" requires signed verdicts/);
+    const closed = await heartbeat(t, k, { instanceId: 'x', group: strict, breakers: [verdict(DEP, 'closed')] });
+    expect(closed.status).toBe(200);
+    const bad = await t.admin('PUT', `/v1/admin/groups/${strict}/identity`, { mode: 'sometimes' });
+    expect(bad.status).toBe(400);
+  });
+
+  it('npm run verify: a later bundle is consistent with the last checkpoint seen; keys rotate and old receipts still verify', async () => {
+    const files = new Map<string, string>();
+    const read = (f: string) => files.get(f)!;
+    const first = (await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle`)).body;
+    files.set('b1', JSON.stringify(first));
+    expect(runVerify(['b1'], read).code).toBe(0);
+    files.set('cp1', first.checkpoint.note);
+    // more transitions elsewhere grow the log; a restart with a configured key rotates the signer
+    const oldKeys = (await t.admin('GET', '/v1/admin/log/keys')).body;
+    await t.stop();
+    const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    t = await bootTestApp({ RECLOSER_SIGNING_KEY: pem }, t.db);
+    await t.admin('POST', `/v1/admin/breakers/${breakerId}/actions`, { action: 'force_open', reason: 'after rotation' });
+    const later = (await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle?since=${first.checkpoint.size}`)).body;
+    files.set('b2', JSON.stringify(later));
+    const keys = (await t.admin('GET', '/v1/admin/log/keys')).body;
+    expect(keys.keys.map((k: any) => k.status)).toEqual(['active', 'retired']);
+    files.set('keys', JSON.stringify(keys));
+    files.set('oldkeys', JSON.stringify(oldKeys));
+    const ok = runVerify(['b2', '--keys', 'keys', '--last-checkpoint', 'cp1'], read);
+    expect(ok.out.join('\n')).toMatch(/verified: .* 3 log entries, 1 quorum certificate\(s\).*consistent with the last checkpoint/);
+    expect(ok.code).toBe(0);
+    // pinned to the old key only: the new checkpoint's signature is refused
+    const old = runVerify(['b2', '--keys', 'oldkeys'], read);
+    expect(old.code).toBe(1);
+    expect(old.err.at(-1)).toMatch(/checkpoint: checkpoint signature does not verify against any known key/);
+    // a fork: the controller once showed another history at the first size (signed with its old key)
+    const [{ private_pem }] = await t.db.query<{ private_pem: string }>(
+      `SELECT private_pem FROM signing_keys WHERE source = 'generated'`,
+    );
+    const oldSigner = signerFor('recloser.controller/transitions', createPrivateKey(private_pem));
+    const otherRoot = toBase64(nodeReceiptCrypto.sha256(utf8('another history')));
+    files.set('forked', signCheckpoint({ origin: 'recloser.controller/transitions', size: first.checkpoint.size, root: otherRoot }, oldSigner));
+    const fork = runVerify(['b2', '--keys', 'keys', '--last-checkpoint', 'forked'], read);
+    expect(fork.code).toBe(1);
+    expect(fork.err.at(-1)).toMatch(/consistency: FORK/);
+  });
+});
