@@ -4,6 +4,8 @@
 // every step in the transition log with the gate figures that justified it.
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyBundle } from '@recloser/core';
+import { nodeReceiptCrypto } from '../../apps/controller/src/receipts/node-crypto.js';
 import { createFleetKey } from '../support/fleet-key.js';
 import { bootTestApp, type TestApp } from '../support/test-app.js';
 import { heartbeat, verdict } from '../support/fleet.js';
@@ -104,5 +106,12 @@ describe('global recovery of one breaker', () => {
     expect(stepUp.figures.gates.attempts).toBeGreaterThanOrEqual(5);
     const closing = log.body.transitions.find((x: any) => x.to === 'closed' && x.actor === 'ramp');
     expect(closing.figures.gates).toMatchObject({ outcome: 'pass', failed: [] });
+
+    // provable offline (issue 15): each ramp entry carries the pool's gates and is justified by them
+    const bundle = (await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle`)).body;
+    expect(verifyBundle(bundle, nodeReceiptCrypto)).toMatchObject({ ok: true, receipts: 1 });
+    const rampEntries = bundle.entries.filter((e: any) => e.entry.actor === 'ramp');
+    expect(rampEntries.length).toBeGreaterThan(0);
+    for (const e of rampEntries) expect(e.entry.gateThresholds).toMatchObject({ minSuccessRate: expect.any(Number) });
   });
 });

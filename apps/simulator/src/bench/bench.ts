@@ -3,11 +3,13 @@
 import { run as controllerThroughput } from './controller-throughput.js';
 import { run as sdkOverhead } from './sdk-overhead.js';
 import { run as sidecarLatency } from './sidecar-latency.js';
+import { run as receiptsSigning } from './receipts-signing.js';
 
 const suites: { name: string; run: () => Promise<void> }[] = [
   { name: 'sdk-overhead', run: sdkOverhead },
   { name: 'controller-throughput', run: controllerThroughput },
   { name: 'sidecar-latency', run: sidecarLatency },
+  { name: 'receipts-signing', run: receiptsSigning },
 ];
 
 const wanted = process.argv.slice(2);

@@ -55,18 +55,31 @@ export function toBase64(bytes: Uint8Array): string {
   return s;
 }
 
-/** Strict standard base64 (padding required, nothing else accepted). */
+const B64_VALUE = new Int16Array(128).fill(-1);
+for (let i = 0; i < B64.length; i++) B64_VALUE[B64.charCodeAt(i)] = i;
+
+/** Strict standard base64: padding required, unused bits zero (one text per byte string). */
 export function fromBase64(s: string): Uint8Array {
-  if (s.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(s)) throw new RangeError('not base64');
+  if (s.length % 4 !== 0) throw new RangeError('not base64');
   const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
   const out = new Uint8Array((s.length / 4) * 3 - pad);
   let o = 0;
   for (let i = 0; i < s.length; i += 4) {
-    const v = [0, 1, 2, 3].map((k) => (s[i + k] === '=' ? 0 : B64.indexOf(s[i + k]!)));
-    const n = (v[0]! << 18) | (v[1]! << 12) | (v[2]! << 6) | v[3]!;
-    for (const byte of [n >> 16, (n >> 8) & 255, n & 255]) if (o < out.length) out[o++] = byte;
+    const last = i + 4 === s.length;
+    let n = 0;
+    for (let k = 0; k < 4; k++) {
+      const code = s.charCodeAt(i + k);
+      const isPad = code === 61 && last && k >= 4 - pad;
+      const v = isPad ? 0 : code < 128 ? B64_VALUE[code]! : -1;
+      if (v < 0) throw new RangeError('not base64');
+      n = (n << 6) | v;
+    }
+    if (last && ((pad === 1 && (n & 0xff) !== 0) || (pad === 2 && (n & 0xffff) !== 0)))
+      throw new RangeError('not canonical base64');
+    out[o++] = n >> 16;
+    if (o < out.length) out[o++] = (n >> 8) & 255;
+    if (o < out.length) out[o++] = n & 255;
   }
-  if (toBase64(out) !== s) throw new RangeError('not canonical base64');
   return out;
 }
 
