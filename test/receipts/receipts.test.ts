@@ -66,10 +66,14 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
       identity.keyId = r.body.keyId;
       identities.set(id, identity);
     }
-    const opened = await pollUntil(() => round(0), (bodies) => bodies[0]!.breakers[0].global.state === 'open', {
-      attempts: 60,
-      everyMs: 100,
-    });
+    const opened = await pollUntil(
+      () => round(0),
+      (bodies) => bodies[0]!.breakers[0].global.state === 'open',
+      {
+        attempts: 60,
+        everyMs: 100,
+      },
+    );
     expect(opened[0]!.breakers[0].global.state).toBe('open');
     breakerId = opened[0]!.breakers[0].breakerId;
     const forced = await t.admin('POST', `/v1/admin/breakers/${breakerId}/actions`, {
@@ -90,11 +94,20 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     const r = verifyBundle(bundle, nodeReceiptCrypto, { pinned });
     expect(r).toMatchObject({ ok: true, entries: 2, receipts: 1 });
     const cert = bundle.receipts[0]!.statement;
-    expect(cert).toMatchObject({ live: 10, threshold: 5, identity: 'optional', policy: { fractionBps: 5000, minOpen: 2 } });
+    expect(cert).toMatchObject({
+      live: 10,
+      threshold: 5,
+      identity: 'optional',
+      policy: { fractionBps: 5000, minOpen: 2 },
+    });
     expect(cert.verdicts.filter((v) => v.signed).map((v) => v.instanceId)).toEqual(['i0', 'i1', 'i2']);
     expect(cert.verdicts.filter((v) => !v.signed).map((v) => v.instanceId)).toEqual(['i3', 'i4', 'i5', 'i6']);
     expect(bundle.instanceKeys.map((k) => k.instanceId).sort()).toEqual(['i0', 'i1', 'i2']);
-    expect(bundle.entries[1]!.entry).toMatchObject({ actor: 'operator', to: 'closed', reason: 'force_close: receipts e2e: provider confirmed healthy — ok' });
+    expect(bundle.entries[1]!.entry).toMatchObject({
+      actor: 'operator',
+      to: 'closed',
+      reason: 'force_close: receipts e2e: provider confirmed healthy — ok',
+    });
   });
 
   it('GET /v1/admin/transitions carries each entry’s leaf and audit path to the signed checkpoint', async () => {
@@ -112,14 +125,27 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
       const entry = bundle.entries.find((e) => e.leafIndex === tr.leafIndex)!;
       const leaf = leafHash(nodeReceiptCrypto.sha256, utf8(canonicalize(entry.entry)));
       const proof = tr.inclusionProof.map(fromBase64);
-      expect(verifyInclusion(nodeReceiptCrypto.sha256, tr.leafIndex, checkpoint.size, leaf, proof, fromBase64(checkpoint.root))).toBe(true);
+      expect(
+        verifyInclusion(
+          nodeReceiptCrypto.sha256,
+          tr.leafIndex,
+          checkpoint.size,
+          leaf,
+          proof,
+          fromBase64(checkpoint.root),
+        ),
+      ).toBe(true);
     }
     // leaves are dense and one per transition
     const [counts] = await t.db.query<{ leaves: number; top: number; transitions: number }>(
       `SELECT (SELECT count(*)::int FROM log_leaves) AS leaves, (SELECT max(idx)::int FROM log_leaves) AS top,
               (SELECT count(*)::int FROM transitions) AS transitions`,
     );
-    expect(counts).toEqual({ leaves: counts!.transitions, top: counts!.transitions - 1, transitions: counts!.transitions });
+    expect(counts).toEqual({
+      leaves: counts!.transitions,
+      top: counts!.transitions - 1,
+      transitions: counts!.transitions,
+    });
   });
 
   it('refuses at the API: a replayed verdict, a forged instance key, a changed verdict, a stale epoch', async () => {
@@ -130,21 +156,39 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     expect(first.status).toBe(200);
     const replay = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: env }] });
     expect(replay.status).toBe(409);
-    expect(replay.body.message).toMatch(/breakers\.0\.envelope: sequence number \d+ was already used .*replayed verdict/);
+    expect(replay.body.message).toMatch(
+      /breakers\.0\.envelope: sequence number \d+ was already used .*replayed verdict/,
+    );
     const i1env = identities.get('i1')!.sign('i0', group, { ...v }, 1); // i1's key speaking for i0
-    const forged = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: i1env }] });
+    const forged = await heartbeat(t, key, {
+      instanceId: 'i0',
+      group,
+      breakers: [{ ...v, envelope: i1env }],
+    });
     expect(forged.status).toBe(403);
     expect(forged.body.message).toMatch(/registered for another instance \(a forged identity\)/);
     const signedOpen = i0.sign('i0', group, { ...v }, 1);
-    const changed = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...verdict(DEP, 'closed'), envelope: signedOpen }] });
+    const changed = await heartbeat(t, key, {
+      instanceId: 'i0',
+      group,
+      breakers: [{ ...verdict(DEP, 'closed'), envelope: signedOpen }],
+    });
     expect(changed.status).toBe(400);
     expect(changed.body.message).toMatch(/not the verdict sent beside it \(a changed verdict\)/);
-    const stale = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: i0.sign('i0', group, { ...v }, 0) }] });
+    const stale = await heartbeat(t, key, {
+      instanceId: 'i0',
+      group,
+      breakers: [{ ...v, envelope: i0.sign('i0', group, { ...v }, 0) }],
+    });
     expect(stale.status).toBe(409);
     expect(stale.body.message).toMatch(/signed for epoch 0 but the breaker is in epoch 1/);
     const unknown = new InstanceIdentity();
     unknown.keyId = 'ik-0000000000000000';
-    const unregistered = await heartbeat(t, key, { instanceId: 'i0', group, breakers: [{ ...v, envelope: unknown.sign('i0', group, { ...v }, 1) }] });
+    const unregistered = await heartbeat(t, key, {
+      instanceId: 'i0',
+      group,
+      breakers: [{ ...v, envelope: unknown.sign('i0', group, { ...v }, 1) }],
+    });
     expect(unregistered.status).toBe(403);
   });
 
@@ -155,7 +199,11 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     const r = await heartbeat(t, k, { instanceId: 'x', group: strict, breakers: [verdict(DEP, 'open')] });
     expect(r.status).toBe(400);
     expect(r.body.message).toMatch(/breakers\.0\.envelope: group ".*" requires signed verdicts/);
-    const closed = await heartbeat(t, k, { instanceId: 'x', group: strict, breakers: [verdict(DEP, 'closed')] });
+    const closed = await heartbeat(t, k, {
+      instanceId: 'x',
+      group: strict,
+      breakers: [verdict(DEP, 'closed')],
+    });
     expect(closed.status).toBe(200);
     const bad = await t.admin('PUT', `/v1/admin/groups/${strict}/identity`, { mode: 'sometimes' });
     expect(bad.status).toBe(400);
@@ -173,15 +221,22 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     await t.stop();
     const pem = generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
     t = await bootTestApp({ RECLOSER_SIGNING_KEY: pem }, t.db);
-    await t.admin('POST', `/v1/admin/breakers/${breakerId}/actions`, { action: 'force_open', reason: 'after rotation' });
-    const later = (await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle?since=${first.checkpoint.size}`)).body;
+    await t.admin('POST', `/v1/admin/breakers/${breakerId}/actions`, {
+      action: 'force_open',
+      reason: 'after rotation',
+    });
+    const later = (
+      await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle?since=${first.checkpoint.size}`)
+    ).body;
     files.set('b2', JSON.stringify(later));
     const keys = (await t.admin('GET', '/v1/admin/log/keys')).body;
     expect(keys.keys.map((k: any) => k.status)).toEqual(['active', 'retired']);
     files.set('keys', JSON.stringify(keys));
     files.set('oldkeys', JSON.stringify(oldKeys));
     const ok = runVerify(['b2', '--keys', 'keys', '--last-checkpoint', 'cp1'], read);
-    expect(ok.out.join('\n')).toMatch(/verified: .* 3 log entries, 1 quorum certificate\(s\).*consistent with the last checkpoint/);
+    expect(ok.out.join('\n')).toMatch(
+      /verified: .* 3 log entries, 1 quorum certificate\(s\).*consistent with the last checkpoint/,
+    );
     expect(ok.code).toBe(0);
     // pinned to the old key only: the new checkpoint's signature is refused
     const old = runVerify(['b2', '--keys', 'oldkeys'], read);
@@ -193,7 +248,13 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     );
     const oldSigner = signerFor('recloser.controller/transitions', createPrivateKey(private_pem));
     const otherRoot = toBase64(nodeReceiptCrypto.sha256(utf8('another history')));
-    files.set('forked', signCheckpoint({ origin: 'recloser.controller/transitions', size: first.checkpoint.size, root: otherRoot }, oldSigner));
+    files.set(
+      'forked',
+      signCheckpoint(
+        { origin: 'recloser.controller/transitions', size: first.checkpoint.size, root: otherRoot },
+        oldSigner,
+      ),
+    );
     const fork = runVerify(['b2', '--keys', 'keys', '--last-checkpoint', 'forked'], read);
     expect(fork.code).toBe(1);
     expect(fork.err.at(-1)).toMatch(/consistency: FORK/);

@@ -112,6 +112,7 @@ describe('global recovery of one breaker', () => {
     expect(verifyBundle(bundle, nodeReceiptCrypto)).toMatchObject({ ok: true, receipts: 1 });
     const rampEntries = bundle.entries.filter((e: any) => e.entry.actor === 'ramp');
     expect(rampEntries.length).toBeGreaterThan(0);
-    for (const e of rampEntries) expect(e.entry.gateThresholds).toMatchObject({ minSuccessRate: expect.any(Number) });
+    for (const e of rampEntries)
+      expect(e.entry.gateThresholds).toMatchObject({ minSuccessRate: expect.any(Number) });
   });
 });

@@ -124,7 +124,9 @@ export class Recloser {
       isReachable: () => this.reachable,
       breakersNow: () => this.breakers.values(),
     });
-    this.signer = options.signVerdicts ? new VerdictSigner(this.instanceId, this.group, this.transport) : null;
+    this.signer = options.signVerdicts
+      ? new VerdictSigner(this.instanceId, this.group, this.transport)
+      : null;
     if (options.autoStart ?? true) this.start();
   }
 

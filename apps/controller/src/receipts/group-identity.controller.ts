@@ -15,7 +15,10 @@ export class GroupIdentityController {
   @Put(':group/identity')
   @ApiOkResponse({ type: GroupIdentityDto })
   @ApiOperation({ summary: "Set whether a group's instances sign their verdicts: off, optional or required" })
-  set(@Param('group', identifierParam('group')) group: string, @Body() dto: SetIdentityDto): Promise<GroupIdentityDto> {
+  set(
+    @Param('group', identifierParam('group')) group: string,
+    @Body() dto: SetIdentityDto,
+  ): Promise<GroupIdentityDto> {
     return this.identity.setMode(group, dto.mode);
   }
 

@@ -16,7 +16,10 @@ export class InstanceKeysController {
   @HttpCode(201)
   @ApiOkResponse({ type: InstanceKeyDto })
   @ApiOperation({ summary: "Register an instance's Ed25519 public key (it signs its verdicts with it)" })
-  async register(@Fleet() principal: FleetPrincipal, @Body() dto: RegisterInstanceKeyDto): Promise<InstanceKeyDto> {
+  async register(
+    @Fleet() principal: FleetPrincipal,
+    @Body() dto: RegisterInstanceKeyDto,
+  ): Promise<InstanceKeyDto> {
     const { keyId } = await this.identity.register(principal, dto);
     return { keyId };
   }

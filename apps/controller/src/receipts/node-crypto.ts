@@ -14,7 +14,10 @@ export const nodeReceiptCrypto: ReceiptCrypto = {
 };
 
 export function publicKeyFromRaw(raw: Uint8Array): KeyObject {
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') }, format: 'jwk' });
+  return createPublicKey({
+    key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(raw).toString('base64url') },
+    format: 'jwk',
+  });
 }
 
 /** The raw 32-byte Ed25519 public key of a key object (private or public). */

@@ -45,7 +45,10 @@ export function quorumCertificate(input: CertificateInput): QuorumCertificate {
     epoch: input.epoch,
     at: new Date(input.at).toISOString(),
     live: input.rows.length,
-    liveDigest: liveDigest(nodeReceiptCrypto.sha256, input.rows.map((r) => r.instanceId)),
+    liveDigest: liveDigest(
+      nodeReceiptCrypto.sha256,
+      input.rows.map((r) => r.instanceId),
+    ),
     threshold: input.threshold,
     policy: policyOf(input.policy),
     identity: input.identity,
@@ -61,5 +64,7 @@ export function signCertificate(c: QuorumCertificate, signer: ReceiptSigner): Ds
 function policyOf(p: QuorumPolicy): QuorumCertificate['policy'] {
   const fractionBps = toBasisPoints(p.fraction);
   const exact = fractionBps / 10_000 === p.fraction;
-  return exact ? { fractionBps, minOpen: p.minOpen } : { fractionBps, minOpen: p.minOpen, fraction: p.fraction };
+  return exact
+    ? { fractionBps, minOpen: p.minOpen }
+    : { fractionBps, minOpen: p.minOpen, fraction: p.fraction };
 }

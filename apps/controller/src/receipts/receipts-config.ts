@@ -17,10 +17,13 @@ export const DEFAULT_LOG_ORIGIN = 'recloser.controller/transitions';
 export function readReceiptsConfig(env: NodeJS.ProcessEnv = process.env): ReceiptsConfig {
   const origin = env.RECLOSER_LOG_ORIGIN ?? DEFAULT_LOG_ORIGIN;
   if (!/^[\x21-\x7e]{1,200}$/.test(origin) || origin.includes('+'))
-    throw new StartupError('RECLOSER_LOG_ORIGIN must be 1 to 200 printable ASCII characters without spaces or "+"');
+    throw new StartupError(
+      'RECLOSER_LOG_ORIGIN must be 1 to 200 printable ASCII characters without spaces or "+"',
+    );
   const inline = env.RECLOSER_SIGNING_KEY;
   const file = env.RECLOSER_SIGNING_KEY_FILE;
-  if (inline && file) throw new StartupError('RECLOSER_SIGNING_KEY and RECLOSER_SIGNING_KEY_FILE are both set; set one');
+  if (inline && file)
+    throw new StartupError('RECLOSER_SIGNING_KEY and RECLOSER_SIGNING_KEY_FILE are both set; set one');
   let pem: string | null = inline ?? null;
   const name = file ? 'RECLOSER_SIGNING_KEY_FILE' : 'RECLOSER_SIGNING_KEY';
   if (file) {
@@ -37,6 +40,7 @@ export function readReceiptsConfig(env: NodeJS.ProcessEnv = process.env): Receip
   } catch {
     throw new StartupError(`${name} is not a PEM private key`);
   }
-  if (key.asymmetricKeyType !== 'ed25519') throw new StartupError(`${name} must be an Ed25519 key (got ${key.asymmetricKeyType})`);
+  if (key.asymmetricKeyType !== 'ed25519')
+    throw new StartupError(`${name} must be an Ed25519 key (got ${key.asymmetricKeyType})`);
   return { origin, signingKey: key };
 }

@@ -32,14 +32,17 @@ export class ReceiptsController {
   }
 
   @Get('log/keys')
-  @ApiOperation({ summary: "The controller's public keys (active and retired), as signed-note verifier keys" })
+  @ApiOperation({
+    summary: "The controller's public keys (active and retired), as signed-note verifier keys",
+  })
   async publicKeys(): Promise<{ keys: PublicKeyInfo[] }> {
     return { keys: await this.keys.all() };
   }
 
   @Get('breakers/:id/bundle')
   @ApiOperation({
-    summary: "A breaker's export: receipts, log entries with inclusion proofs, the signed checkpoint, public keys",
+    summary:
+      "A breaker's export: receipts, log entries with inclusion proofs, the signed checkpoint, public keys",
   })
   bundle(@Param('id', breakerId) id: string, @Query() q: BundleQuery): Promise<Bundle> {
     return this.log.bundle(id, q.since);

@@ -79,7 +79,11 @@ export class SigningKeysService implements OnModuleInit {
       const signer = signerFor(this.origin, privateKey);
       await m.query(
         `INSERT INTO signing_keys (key_id, public_key, private_pem, source) VALUES ($1, $2, $3, 'generated')`,
-        [signer.keyId, Buffer.from(signer.publicKey), privateKey.export({ format: 'pem', type: 'pkcs8' }).toString()],
+        [
+          signer.keyId,
+          Buffer.from(signer.publicKey),
+          privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+        ],
       );
       this.log.warn(
         `no RECLOSER_SIGNING_KEY(_FILE): generated signing key ${signer.keyId} and kept it in Postgres; configure a key to hold it outside the database`,

@@ -63,7 +63,9 @@ export class TransparencyLogService {
     extra: { certificate?: DsseEnvelope | null; gateThresholds?: GateThresholds | null } = {},
   ): Promise<void> {
     if (rows.length === 0) return;
-    const [head] = (await manager.query(`SELECT size FROM log_head WHERE id = 1 FOR UPDATE`)) as { size: string }[];
+    const [head] = (await manager.query(`SELECT size FROM log_head WHERE id = 1 FOR UPDATE`)) as {
+      size: string;
+    }[];
     let idx = Number(head!.size);
     const values: unknown[] = [];
     const tuples: string[] = [];
@@ -97,7 +99,9 @@ export class TransparencyLogService {
   private async tree(): Promise<Uint8Array[]> {
     const [head] = (await this.db.query(`SELECT size FROM log_head WHERE id = 1`)) as { size: string }[];
     const size = Number(head?.size ?? 0);
-    const rows = (await this.db.query(`SELECT leaf_hash FROM log_leaves WHERE idx < $1 ORDER BY idx`, [size])) as {
+    const rows = (await this.db.query(`SELECT leaf_hash FROM log_leaves WHERE idx < $1 ORDER BY idx`, [
+      size,
+    ])) as {
       leaf_hash: Buffer;
     }[];
     return rows.map((r) => new Uint8Array(r.leaf_hash));
@@ -107,7 +111,9 @@ export class TransparencyLogService {
   private async checkpointOf(leaves: readonly Uint8Array[]): Promise<SignedCheckpoint> {
     const signer = await this.keys.active();
     const size = leaves.length;
-    const [kept] = (await this.db.query(`SELECT root, note, key_id FROM log_checkpoints WHERE size = $1`, [size])) as {
+    const [kept] = (await this.db.query(`SELECT root, note, key_id FROM log_checkpoints WHERE size = $1`, [
+      size,
+    ])) as {
       root: Buffer;
       note: string;
       key_id: string;
@@ -152,21 +158,28 @@ export class TransparencyLogService {
   }
 
   /** PROOF(from, to): that the tree at `from` is a prefix of the tree at `to` (the current one by default). */
-  async consistency(from: number, to?: number): Promise<{ fromSize: number; toSize: number; proof: string[] }> {
+  async consistency(
+    from: number,
+    to?: number,
+  ): Promise<{ fromSize: number; toSize: number; proof: string[] }> {
     const leaves = await this.tree();
     const toSize = to ?? leaves.length;
-    if (toSize > leaves.length) throw new BadRequestException(`to: the log has ${leaves.length} leaves, not ${toSize}`);
+    if (toSize > leaves.length)
+      throw new BadRequestException(`to: the log has ${leaves.length} leaves, not ${toSize}`);
     if (from > toSize) throw new BadRequestException(`from: ${from} is larger than to (${toSize})`);
     return { fromSize: from, toSize, proof: consistencyProof(sha256, leaves, from, toSize).map(toBase64) };
   }
 
   /** One breaker's export: its log entries with proofs, its certificates, the checkpoint and the keys. */
   async bundle(breakerId: string, since?: number): Promise<Bundle> {
-    const [breaker] = (await this.db.query(`SELECT id FROM breakers WHERE id = $1`, [breakerId])) as unknown[];
+    const [breaker] = (await this.db.query(`SELECT id FROM breakers WHERE id = $1`, [
+      breakerId,
+    ])) as unknown[];
     if (!breaker) throw new NotFoundException(`breaker ${breakerId} not found`);
     const leaves = await this.tree();
     const size = leaves.length;
-    if (since !== undefined && since > size) throw new BadRequestException(`since: the log has ${size} leaves, not ${since}`);
+    if (since !== undefined && since > size)
+      throw new BadRequestException(`since: the log has ${size} leaves, not ${since}`);
     const mine = (await this.db.query(
       `SELECT idx, leaf, transition_id FROM log_leaves WHERE breaker_id = $1 AND idx < $2 ORDER BY idx`,
       [breakerId, size],
@@ -176,10 +189,10 @@ export class TransparencyLogService {
        WHERE c.breaker_id = $1 AND l.idx < $2 ORDER BY l.idx`,
       [breakerId, size],
     )) as { envelope: DsseEnvelope; idx: string }[];
-    const earlier = (await this.db.query(`SELECT size FROM log_checkpoints WHERE size < $1 ORDER BY size DESC LIMIT $2`, [
-      size,
-      CONSISTENCY_FROM_RECENT,
-    ])) as { size: string }[];
+    const earlier = (await this.db.query(
+      `SELECT size FROM log_checkpoints WHERE size < $1 ORDER BY size DESC LIMIT $2`,
+      [size, CONSISTENCY_FROM_RECENT],
+    )) as { size: string }[];
     const signer = await this.keys.active();
     const checkpoint = await this.checkpointOf(leaves); // kept, so later bundles prove consistency with it
     const bundle = assembleBundle(
@@ -194,12 +207,22 @@ export class TransparencyLogService {
         receipts: certs.map((c) => ({ leafIndex: Number(c.idx), envelope: c.envelope })),
         keys: await this.keys.all(),
         instanceKeys: await this.instanceKeysOf(certs.map((c) => c.envelope)),
-        consistencyFrom: [...new Set([...(since !== undefined ? [since] : []), ...earlier.map((e) => Number(e.size))])],
+        consistencyFrom: [
+          ...new Set([...(since !== undefined ? [since] : []), ...earlier.map((e) => Number(e.size))]),
+        ],
       },
       signer,
       sha256,
     );
-    return { ...bundle, checkpoint: { origin: checkpoint.origin, size: checkpoint.size, root: checkpoint.root, note: checkpoint.note } };
+    return {
+      ...bundle,
+      checkpoint: {
+        origin: checkpoint.origin,
+        size: checkpoint.size,
+        root: checkpoint.root,
+        note: checkpoint.note,
+      },
+    };
   }
 
   /** The registered keys of the instances whose signed verdicts the certificates carry. */

@@ -47,14 +47,18 @@ export class VerdictIdentityService {
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  async register(principal: FleetPrincipal, body: InstanceKeyRegistration): Promise<{ keyId: string; created: boolean }> {
+  async register(
+    principal: FleetPrincipal,
+    body: InstanceKeyRegistration,
+  ): Promise<{ keyId: string; created: boolean }> {
     let raw: Uint8Array;
     try {
       raw = fromBase64(body.publicKey);
     } catch {
       throw new BadRequestException('publicKey must be base64 of a raw 32-byte Ed25519 public key');
     }
-    if (raw.length !== 32) throw new BadRequestException('publicKey must be base64 of a raw 32-byte Ed25519 public key');
+    if (raw.length !== 32)
+      throw new BadRequestException('publicKey must be base64 of a raw 32-byte Ed25519 public key');
     const keyId = instanceKeyId(raw);
     const inserted = (await this.db.query(
       `WITH i AS (INSERT INTO instance_keys (key_id, group_name, instance_id, public_key, fleet_key_id)
@@ -62,7 +66,10 @@ export class VerdictIdentityService {
       [keyId, body.group, body.instanceId, Buffer.from(raw), principal.keyId],
     )) as unknown[];
     if (inserted.length === 0) {
-      const [row] = (await this.db.query(`SELECT group_name, instance_id FROM instance_keys WHERE key_id = $1`, [keyId])) as {
+      const [row] = (await this.db.query(
+        `SELECT group_name, instance_id FROM instance_keys WHERE key_id = $1`,
+        [keyId],
+      )) as {
         group_name: string;
         instance_id: string;
       }[];
@@ -76,7 +83,9 @@ export class VerdictIdentityService {
     const now = Date.now();
     const hit = this.modes.get(group);
     if (hit && now - hit.at < MODE_CACHE_MS) return hit.mode;
-    const [row] = (await this.db.query(`SELECT identity FROM fleet_groups WHERE group_name = $1`, [group])) as {
+    const [row] = (await this.db.query(`SELECT identity FROM fleet_groups WHERE group_name = $1`, [
+      group,
+    ])) as {
       identity: IdentityMode;
     }[];
     const mode = row?.identity ?? 'off';
@@ -86,7 +95,8 @@ export class VerdictIdentityService {
   }
 
   async setMode(group: string, mode: IdentityMode): Promise<{ group: string; identity: IdentityMode }> {
-    if (!IDENTITY_MODES.includes(mode)) throw new BadRequestException(`mode must be one of ${IDENTITY_MODES.join(', ')}`);
+    if (!IDENTITY_MODES.includes(mode))
+      throw new BadRequestException(`mode must be one of ${IDENTITY_MODES.join(', ')}`);
     await this.db.query(
       `INSERT INTO fleet_groups (group_name, first_seen_at, identity) VALUES ($1, now(), $2)
        ON CONFLICT (group_name) DO UPDATE SET identity = EXCLUDED.identity, updated_at = now()`,
@@ -111,7 +121,9 @@ export class VerdictIdentityService {
       const field = `breakers.${i}.envelope`;
       if (b.envelope === undefined) {
         if (mode === 'required' && isLocallyOpen(b.state))
-          throw new BadRequestException(`${field}: group "${dto.group}" requires signed verdicts (identity required)`);
+          throw new BadRequestException(
+            `${field}: group "${dto.group}" requires signed verdicts (identity required)`,
+          );
         continue;
       }
       if (mode === 'off') continue; // a group that does not use identity ignores signatures
@@ -125,8 +137,15 @@ export class VerdictIdentityService {
     const key = await this.key(keyId);
     if (!key) throw new ForbiddenException(`${field}: key ${keyId} is not registered`);
     if (key.instanceId !== dto.instanceId || key.group !== dto.group)
-      throw new ForbiddenException(`${field}: key ${keyId} is registered for another instance (a forged identity)`);
-    const opened = openEnvelope(envelope, PAYLOAD_TYPES.verdict, new Map([[keyId, key.publicKey]]), nodeReceiptCrypto);
+      throw new ForbiddenException(
+        `${field}: key ${keyId} is registered for another instance (a forged identity)`,
+      );
+    const opened = openEnvelope(
+      envelope,
+      PAYLOAD_TYPES.verdict,
+      new Map([[keyId, key.publicKey]]),
+      nodeReceiptCrypto,
+    );
     if (!opened.ok) throw new BadRequestException(`${field}: ${opened.why}`);
     const v = opened.statement as VerdictStatement;
     const sent = {
@@ -140,7 +159,9 @@ export class VerdictIdentityService {
       epoch: v.epoch,
     };
     if (canonicalize({ ...v, evidence: normalEvidence(v.evidence) }) !== canonicalize(sent))
-      throw new BadRequestException(`${field}: the signed statement is not the verdict sent beside it (a changed verdict)`);
+      throw new BadRequestException(
+        `${field}: the signed statement is not the verdict sent beside it (a changed verdict)`,
+      );
     if (!Number.isSafeInteger(v.seq) || v.seq < 0 || !Number.isSafeInteger(v.epoch) || v.epoch < 0)
       throw new BadRequestException(`${field}: seq and epoch must be integers ≥ 0`);
     const [breaker] = (await this.db.query(
@@ -149,14 +170,18 @@ export class VerdictIdentityService {
     )) as { epoch: number }[];
     const epoch = breaker?.epoch ?? 0;
     if (v.epoch !== epoch)
-      throw new ConflictException(`${field}: signed for epoch ${v.epoch} but the breaker is in epoch ${epoch} (a replayed or stale verdict)`);
+      throw new ConflictException(
+        `${field}: signed for epoch ${v.epoch} but the breaker is in epoch ${epoch} (a replayed or stale verdict)`,
+      );
     // a CTE so the driver answers rows (an UPDATE alone answers [rows, count])
     const advanced = (await this.db.query(
       `WITH u AS (UPDATE instance_keys SET last_seq = $2 WHERE key_id = $1 AND last_seq < $2 RETURNING key_id) SELECT key_id FROM u`,
       [keyId, v.seq],
     )) as unknown[];
     if (advanced.length === 0)
-      throw new ConflictException(`${field}: sequence number ${v.seq} was already used by key ${keyId} (a replayed verdict)`);
+      throw new ConflictException(
+        `${field}: sequence number ${v.seq} was already used by key ${keyId} (a replayed verdict)`,
+      );
     await this.db.query(
       `INSERT INTO signed_verdicts (group_name, dependency, instance_id, key_id, seq, epoch, envelope)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -167,7 +192,9 @@ export class VerdictIdentityService {
   }
 
   /** A registered key (keys never change once registered, so each replica keeps them). */
-  private async key(keyId: string): Promise<{ instanceId: string; group: string; publicKey: Uint8Array } | null> {
+  private async key(
+    keyId: string,
+  ): Promise<{ instanceId: string; group: string; publicKey: Uint8Array } | null> {
     const hit = this.keys.get(keyId);
     if (hit) return hit;
     const [row] = (await this.db.query(
@@ -175,7 +202,11 @@ export class VerdictIdentityService {
       [keyId],
     )) as { instance_id: string; group_name: string; public_key: Buffer }[];
     if (!row) return null;
-    const key = { instanceId: row.instance_id, group: row.group_name, publicKey: new Uint8Array(row.public_key) };
+    const key = {
+      instanceId: row.instance_id,
+      group: row.group_name,
+      publicKey: new Uint8Array(row.public_key),
+    };
     if (this.keys.size >= MAX_CACHED) this.keys.clear();
     this.keys.set(keyId, key);
     return key;
@@ -194,7 +225,9 @@ export function normalEvidence(e: {
   return {
     attempts: e?.attempts,
     successes: e?.successes,
-    byClass: Object.fromEntries(EVIDENCE_CLASSES.map((c) => [c, (e?.byClass as Record<string, number> | undefined)?.[c] ?? 0])),
+    byClass: Object.fromEntries(
+      EVIDENCE_CLASSES.map((c) => [c, (e?.byClass as Record<string, number> | undefined)?.[c] ?? 0]),
+    ),
     latencyP95Ms: e?.latencyP95Ms ?? null,
     ttftP95Ms: e?.ttftP95Ms ?? null,
     queueAgeMs: e?.queueAgeMs ?? null,

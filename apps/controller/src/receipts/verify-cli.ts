@@ -11,7 +11,8 @@ export interface CliResult {
   err: string[];
 }
 
-const USAGE = 'usage: npm run verify -- BUNDLE [--keys FILE] [--last-checkpoint FILE] [--save-checkpoint FILE]';
+const USAGE =
+  'usage: npm run verify -- BUNDLE [--keys FILE] [--last-checkpoint FILE] [--save-checkpoint FILE]';
 
 /** Pinned keys: the JSON of GET /v1/admin/log/keys ({ keys: [{ vkey }] }), or one verifier key per line. */
 export function parseKeys(text: string): string[] {
@@ -21,7 +22,10 @@ export function parseKeys(text: string): string[] {
     const list = Array.isArray(json) ? json : (json.keys ?? []);
     return list.map((k) => k.vkey);
   }
-  return trimmed.split('\n').map((l) => l.trim()).filter((l) => l.length > 0 && !l.startsWith('#'));
+  return trimmed
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith('#'));
 }
 
 /** A checkpoint: the signed note itself, or the JSON of GET /v1/admin/log/checkpoint ({ note }). */
@@ -29,7 +33,10 @@ export function parseCheckpoint(text: string): string {
   return text.trimStart().startsWith('{') ? (JSON.parse(text) as { note: string }).note : text;
 }
 
-export function runVerify(argv: readonly string[], read: (f: string) => string = (f) => readFileSync(f, 'utf8')): CliResult {
+export function runVerify(
+  argv: readonly string[],
+  read: (f: string) => string = (f) => readFileSync(f, 'utf8'),
+): CliResult {
   const out: string[] = [];
   const err: string[] = [];
   const files: Record<string, string | undefined> = {};

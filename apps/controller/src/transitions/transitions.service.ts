@@ -11,7 +11,11 @@ import {
   verifyChain,
 } from './transition-chain.js';
 import { TransitionEntity } from './transition.entity.js';
-import { type LeafProof, type SignedCheckpoint, TransparencyLogService } from '../receipts/transparency-log.service.js';
+import {
+  type LeafProof,
+  type SignedCheckpoint,
+  TransparencyLogService,
+} from '../receipts/transparency-log.service.js';
 
 export interface TransitionView {
   id: string;

@@ -22,9 +22,21 @@ export async function run(): Promise<void> {
   const crypto: ReceiptCrypto = {
     sha256: (d) => new Uint8Array(createHash('sha256').update(d).digest()),
     verify: (k, m, s) =>
-      verify(null, m, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(k).toString('base64url') }, format: 'jwk' }), s),
+      verify(
+        null,
+        m,
+        createPublicKey({
+          key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(k).toString('base64url') },
+          format: 'jwk',
+        }),
+        s,
+      ),
   };
-  const signer = { keyId: 'ik-bench', publicKey: raw, sign: (m: Uint8Array) => new Uint8Array(sign(null, m, privateKey)) };
+  const signer = {
+    keyId: 'ik-bench',
+    publicKey: raw,
+    sign: (m: Uint8Array) => new Uint8Array(sign(null, m, privateKey)),
+  };
   const keys = new Map([['ik-bench', raw]]);
   const statement = (seq: number): VerdictStatement => ({
     type: 'recloser.verdict/v1',
@@ -48,7 +60,8 @@ export async function run(): Promise<void> {
   for (let r = 0; r < ROUNDS; r++) {
     const envelopes = [];
     let t0 = process.hrtime.bigint();
-    for (let i = 0; i < PER_ROUND; i++) envelopes.push(signEnvelope(PAYLOAD_TYPES.verdict, statement(i), signer));
+    for (let i = 0; i < PER_ROUND; i++)
+      envelopes.push(signEnvelope(PAYLOAD_TYPES.verdict, statement(i), signer));
     bestSign = Math.min(bestSign, Number(process.hrtime.bigint() - t0) / 1000 / PER_ROUND);
     t0 = process.hrtime.bigint();
     let ok = 0;

@@ -39,7 +39,9 @@ export class InstanceIdentity {
       state: verdict.state,
       evidence: {
         ...verdict.evidence,
-        byClass: Object.fromEntries(EVIDENCE_CLASSES.map((c) => [c, verdict.evidence.byClass[c] ?? 0])) as typeof verdict.evidence.byClass,
+        byClass: Object.fromEntries(
+          EVIDENCE_CLASSES.map((c) => [c, verdict.evidence.byClass[c] ?? 0]),
+        ) as typeof verdict.evidence.byClass,
       },
       seq: this.seq,
       epoch,

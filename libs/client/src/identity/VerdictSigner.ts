@@ -29,7 +29,8 @@ export class VerdictSigner {
   }
 
   learnEpochs(plans: readonly BreakerPlan[]): void {
-    for (const p of plans) if (typeof p.global?.epoch === 'number') this.epochs.set(p.dependency, p.global.epoch);
+    for (const p of plans)
+      if (typeof p.global?.epoch === 'number') this.epochs.set(p.dependency, p.global.epoch);
   }
 
   /** The identity once its key is registered; null (unsigned this tick) while it cannot be. */

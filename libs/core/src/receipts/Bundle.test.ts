@@ -46,7 +46,9 @@ describe('verifyBundle', () => {
     }
     const both = copy(fx.bundle); // dropped from the entries and from the manifest: the signature breaks
     both.entries.splice(0, 1);
-    const m = JSON.parse(Buffer.from(both.manifest.payload, 'base64').toString()) as { leafIndexes: number[] };
+    const m = JSON.parse(Buffer.from(both.manifest.payload, 'base64').toString()) as {
+      leafIndexes: number[];
+    };
     m.leafIndexes.splice(0, 1);
     both.manifest.payload = Buffer.from(JSON.stringify(m)).toString('base64');
     expect(failure(both, { pinned })).toMatch(/manifest: /);
@@ -55,7 +57,9 @@ describe('verifyBundle', () => {
   it('refuses reordered entries', () => {
     const b = copy(fx.bundle);
     [b.entries[1], b.entries[2]] = [b.entries[2]!, b.entries[1]!];
-    expect(failure(b, { pinned })).toMatch(/entry 2 .*the manifest puts leaf 3 here \(entries reordered or dropped\)/);
+    expect(failure(b, { pinned })).toMatch(
+      /entry 2 .*the manifest puts leaf 3 here \(entries reordered or dropped\)/,
+    );
   });
 
   it('refuses a replayed verdict (signed in another epoch)', () => {
@@ -76,14 +80,20 @@ describe('verifyBundle', () => {
   });
 
   it('refuses a checkpoint or manifest by a key that is not pinned', () => {
-    expect(failure(fx.bundle, { pinned: [verifierKey(nodeCrypto.sha256, 'recloser.test/log', testSigner('x').publicKey)] })).toMatch(
-      /checkpoint: checkpoint signature does not verify against any known key/,
-    );
+    expect(
+      failure(fx.bundle, {
+        pinned: [verifierKey(nodeCrypto.sha256, 'recloser.test/log', testSigner('x').publicKey)],
+      }),
+    ).toMatch(/checkpoint: checkpoint signature does not verify against any known key/);
   });
 
   it('refuses wrong quorum arithmetic and an unjustified ramp step, even when signed', () => {
-    expect(failure(fx.build({ threshold: 4 }))).toMatch(/quorum does not hold: K=4 but max\(minOpen 2, ceil\(0.5·L 10\)\) is 5/);
-    expect(failure(fx.build({ rampFailed: ['successRate'] }))).toMatch(/ramp step not justified: outcome pass with failed gates/);
+    expect(failure(fx.build({ threshold: 4 }))).toMatch(
+      /quorum does not hold: K=4 but max\(minOpen 2, ceil\(0.5·L 10\)\) is 5/,
+    );
+    expect(failure(fx.build({ rampFailed: ['successRate'] }))).toMatch(
+      /ramp step not justified: outcome pass with failed gates/,
+    );
   });
 
   it('checks consistency with the last checkpoint: a prefix passes, a fork is fatal', () => {
@@ -94,8 +104,12 @@ describe('verifyBundle', () => {
     expect(failure(later, { pinned: pins, lastCheckpoint: early })).toBe('verified');
     const forkedNote = fy.build({ extraLeaves: 1 }).checkpoint.note; // size 11: not a prefix of a tree without that leaf…
     const grownElsewhere = fy.build({ extraLeaves: 0 }); // …at size 10, older than the note
-    expect(failure(grownElsewhere, { pinned: pins, lastCheckpoint: forkedNote })).toMatch(/newer than the bundle's/);
+    expect(failure(grownElsewhere, { pinned: pins, lastCheckpoint: forkedNote })).toMatch(
+      /newer than the bundle's/,
+    );
     const other = fy.build({ extraLeaves: 3, verdict: { seq: 8 } }); // a different history of the same size as `later`
-    expect(failure(other, { pinned: pins, lastCheckpoint: later.checkpoint.note })).toMatch(/consistency: FORK/);
+    expect(failure(other, { pinned: pins, lastCheckpoint: later.checkpoint.note })).toMatch(
+      /consistency: FORK/,
+    );
   });
 });

@@ -90,7 +90,11 @@ const fail = (why: string): never => {
   throw new Failed(why);
 };
 
-export function verifyBundle(bundle: Bundle, crypto: ReceiptCrypto, options: VerifyOptions = {}): BundleCheck {
+export function verifyBundle(
+  bundle: Bundle,
+  crypto: ReceiptCrypto,
+  options: VerifyOptions = {},
+): BundleCheck {
   try {
     return check(bundle, crypto, options);
   } catch (err) {
@@ -128,11 +132,30 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
     if (!last.ok) fail(`last checkpoint: ${last.why}`);
     const prev = (last as { checkpoint: Checkpoint }).checkpoint;
     if (prev.origin !== origin) fail(`last checkpoint is of another log (${prev.origin})`);
-    if (prev.size > size) fail(`last checkpoint (size ${prev.size}) is newer than the bundle's (size ${size}); fetch a newer bundle`);
-    const proof = prev.size === size || prev.size === 0 ? { proof: [] } : (b.consistency ?? []).find((c) => c.fromSize === prev.size);
-    if (!proof) fail(`consistency: no proof from the last checkpoint's size ${prev.size} in the bundle (export it with ?since=${prev.size})`);
-    const ok = verifyConsistency(sha, prev.size, size, fromBase64(prev.root), root, proof!.proof.map(fromBase64));
-    if (!ok) fail(`consistency: FORK — the log at size ${size} does not extend the last checkpoint at size ${prev.size}`);
+    if (prev.size > size)
+      fail(
+        `last checkpoint (size ${prev.size}) is newer than the bundle's (size ${size}); fetch a newer bundle`,
+      );
+    const proof =
+      prev.size === size || prev.size === 0
+        ? { proof: [] }
+        : (b.consistency ?? []).find((c) => c.fromSize === prev.size);
+    if (!proof)
+      fail(
+        `consistency: no proof from the last checkpoint's size ${prev.size} in the bundle (export it with ?since=${prev.size})`,
+      );
+    const ok = verifyConsistency(
+      sha,
+      prev.size,
+      size,
+      fromBase64(prev.root),
+      root,
+      proof!.proof.map(fromBase64),
+    );
+    if (!ok)
+      fail(
+        `consistency: FORK — the log at size ${size} does not extend the last checkpoint at size ${prev.size}`,
+      );
   }
 
   // the manifest: which leaves are this breaker's, signed
@@ -140,12 +163,15 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
   if (!m.ok) return fail(`manifest: ${m.why}`);
   const manifest = m.statement as BundleManifest;
   if (manifest.breakerId !== b.breakerId) fail('manifest: it is for another breaker');
-  if (manifest.treeSize !== size) fail(`manifest: tree size ${manifest.treeSize} is not the checkpoint's ${size}`);
+  if (manifest.treeSize !== size)
+    fail(`manifest: tree size ${manifest.treeSize} is not the checkpoint's ${size}`);
 
   // the entries: exactly the manifest's leaves, in order, each included, chained
   const entries = b.entries ?? [];
   if (entries.length !== manifest.leafIndexes.length)
-    fail(`entries: ${entries.length} in the bundle but the manifest lists ${manifest.leafIndexes.length} (an entry was dropped or added)`);
+    fail(
+      `entries: ${entries.length} in the bundle but the manifest lists ${manifest.leafIndexes.length} (an entry was dropped or added)`,
+    );
   let prevHash = CHAIN_GENESIS;
   let level: number | null = null;
   const byLeaf = new Map<number, LogEntryStatement>();
@@ -160,10 +186,15 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
     } catch (err) {
       return fail(`${at}: has no canonical form (${(err as Error).message})`);
     }
-    if (!verifyInclusion(sha, be.leafIndex, size, leafHash(sha, data), be.inclusionProof.map(fromBase64), root))
-      fail(`${at}: inclusion proof does not reach the checkpoint's root (the entry was changed or is not in the log)`);
+    if (
+      !verifyInclusion(sha, be.leafIndex, size, leafHash(sha, data), be.inclusionProof.map(fromBase64), root)
+    )
+      fail(
+        `${at}: inclusion proof does not reach the checkpoint's root (the entry was changed or is not in the log)`,
+      );
     if (e.breakerId !== b.breakerId) fail(`${at}: belongs to breaker ${e.breakerId}`);
-    if (e.seq !== i + 1) fail(`${at}: chain position ${e.seq} where ${i + 1} was expected (an entry is missing or reordered)`);
+    if (e.seq !== i + 1)
+      fail(`${at}: chain position ${e.seq} where ${i + 1} was expected (an entry is missing or reordered)`);
     if (e.prevHash !== prevHash) fail(`${at}: prevHash does not link to the entry before`);
     prevHash = e.hash;
     const ramp = rampStepProblem(e, level);
@@ -174,7 +205,8 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
       fail(`${at}: a quorum OPEN without a quorum certificate`);
     byLeaf.set(be.leafIndex, e);
   });
-  if (manifest.head !== prevHash) fail("entries: the last entry's hash is not the manifest's head (entries dropped at the end)");
+  if (manifest.head !== prevHash)
+    fail("entries: the last entry's hash is not the manifest's head (entries dropped at the end)");
 
   // instance keys (registered under fleet keys; the controller vouches for them in the bundle)
   const instanceKeys = new Map<string, Uint8Array>();
@@ -205,16 +237,25 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
       const sv = openEnvelope(v.envelope, PAYLOAD_TYPES.verdict, keys, crypto);
       if (!sv.ok) fail(`${at}: verdict of ${v.instanceId}: ${sv.why}`);
       const key = (b.instanceKeys ?? []).find((k) => k.keyId === v.keyId);
-      if (key && key.instanceId !== v.instanceId) fail(`${at}: verdict of ${v.instanceId} signed with the key of ${key.instanceId}`);
-      const p = certifiedVerdictProblem(c, v.instanceId, (sv as { statement: unknown }).statement as VerdictStatement);
+      if (key && key.instanceId !== v.instanceId)
+        fail(`${at}: verdict of ${v.instanceId} signed with the key of ${key.instanceId}`);
+      const p = certifiedVerdictProblem(
+        c,
+        v.instanceId,
+        (sv as { statement: unknown }).statement as VerdictStatement,
+      );
       if (p) fail(`${at}: ${p}`);
     }
     const unsigned = c.verdicts.filter((v) => !v.signed).length;
-    if (unsigned > 0) warnings.push(`${at}: ${unsigned} of ${c.verdicts.length} verdicts unsigned (group identity ${c.identity})`);
+    if (unsigned > 0)
+      warnings.push(
+        `${at}: ${unsigned} of ${c.verdicts.length} verdicts unsigned (group identity ${c.identity})`,
+      );
     certified.add(r.leafIndex);
   });
   for (const [leaf, e] of byLeaf)
-    if (e.certificate !== null && !certified.has(leaf)) fail(`entry at leaf ${leaf}: its quorum certificate is missing from the bundle`);
+    if (e.certificate !== null && !certified.has(leaf))
+      fail(`entry at leaf ${leaf}: its quorum certificate is missing from the bundle`);
   return { ok: true, checkpoint: cp.checkpoint, entries: entries.length, receipts: certified.size, warnings };
 }
 

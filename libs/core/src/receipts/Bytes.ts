@@ -22,7 +22,7 @@ export function utf8(s: string): Uint8Array {
 /** Decodes UTF-8; malformed bytes are refused (a signed payload is never "repaired"). */
 export function fromUtf8(bytes: Uint8Array): string {
   let s = '';
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const b = bytes[i]!;
     const need = b < 0x80 ? 0 : b >= 0xf0 && b < 0xf5 ? 3 : b >= 0xe0 ? 2 : b >= 0xc2 && b < 0xe0 ? 1 : -1;
     if (need < 0 || i + need > bytes.length - 1) throw new RangeError(`bad UTF-8 at ${i}`);
@@ -46,7 +46,9 @@ const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 export function toBase64(bytes: Uint8Array): string {
   let s = '';
   for (let i = 0; i < bytes.length; i += 3) {
-    const a = bytes[i]!, b = bytes[i + 1], c = bytes[i + 2];
+    const a = bytes[i]!,
+      b = bytes[i + 1],
+      c = bytes[i + 2];
     const n = (a << 16) | ((b ?? 0) << 8) | (c ?? 0);
     s += B64[n >> 18]! + B64[(n >> 12) & 63]!;
     s += b === undefined ? '=' : B64[(n >> 6) & 63]!;

@@ -13,7 +13,15 @@ describe('canonicalize (RFC 8785)', () => {
   });
 
   it('sorts keys by UTF-16 code units (RFC 8785 §3.2.3 example)', () => {
-    const input = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
+    const input = {
+      '\u20ac': 'Euro Sign',
+      '\r': 'Carriage Return',
+      '\ufb33': 'Hebrew Letter Dalet With Dagesh',
+      '1': 'One',
+      '\ud83d\ude00': 'Emoji: Grinning Face',
+      '\u0080': 'Control',
+      '\u00f6': 'Latin Small Letter O With Diaeresis',
+    };
     const order = Object.keys(JSON.parse(canonicalize(input)) as object);
     // JSON.parse reorders integer-like keys first, so compare the text instead
     expect(canonicalize(input)).toBe(
@@ -24,9 +32,16 @@ describe('canonicalize (RFC 8785)', () => {
 
   it('number serialisation follows ECMAScript (RFC 8785 Appendix B samples)', () => {
     const cases: [number, string][] = [
-      [0, '0'], [-0, '0'], [1e21, '1e+21'], [1e-7, '1e-7'], [123456789012345680000, '123456789012345680000'],
-      [Number.MAX_SAFE_INTEGER, '9007199254740991'], [5e-324, '5e-324'], [1.7976931348623157e308, '1.7976931348623157e+308'],
-      [0.000001, '0.000001'], [-1.5, '-1.5'],
+      [0, '0'],
+      [-0, '0'],
+      [1e21, '1e+21'],
+      [1e-7, '1e-7'],
+      [123456789012345680000, '123456789012345680000'],
+      [Number.MAX_SAFE_INTEGER, '9007199254740991'],
+      [5e-324, '5e-324'],
+      [1.7976931348623157e308, '1.7976931348623157e+308'],
+      [0.000001, '0.000001'],
+      [-1.5, '-1.5'],
     ];
     for (const [n, s] of cases) expect(canonicalize(n)).toBe(s);
   });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { fromBase64, toBase64, toHex, utf8 } from './Bytes.js';
-import { checkpointBody, keyIdOf, openCheckpoint, parseVerifierKey, signCheckpoint, verifierKey } from './Checkpoint.js';
+import {
+  checkpointBody,
+  keyIdOf,
+  openCheckpoint,
+  parseVerifierKey,
+  signCheckpoint,
+  verifierKey,
+} from './Checkpoint.js';
 import { nodeCrypto, testSigner } from './nodeCrypto.test-support.js';
 
 const H = nodeCrypto.sha256;
@@ -11,7 +18,11 @@ describe('signed-note checkpoints', () => {
     const expected = toHex(H(Uint8Array.of(...utf8('example.com/log\n'), 1, ...key)).slice(0, 4));
     expect(keyIdOf(H, 'example.com/log', key)).toBe(`example.com/log+${expected}`);
     const vkey = verifierKey(H, 'example.com/log', key);
-    expect(parseVerifierKey(H, vkey)).toEqual({ name: 'example.com/log', keyId: `example.com/log+${expected}`, publicKey: key });
+    expect(parseVerifierKey(H, vkey)).toEqual({
+      name: 'example.com/log',
+      keyId: `example.com/log+${expected}`,
+      publicKey: key,
+    });
     expect(parseVerifierKey(H, vkey.replace(/\+[0-9a-f]{8}\+/, '+00000000+'))).toBeNull();
   });
 
@@ -31,7 +42,10 @@ describe('signed-note checkpoints', () => {
     expect(openCheckpoint(note.replace('\n5\n', '\n6\n'), keys, nodeCrypto).ok).toBe(false);
     const otherRoot = toBase64(H(Uint8Array.of(1)));
     expect(openCheckpoint(note.replace(cp.root, otherRoot), keys, nodeCrypto).ok).toBe(false);
-    expect(openCheckpoint(note, new Map(), nodeCrypto)).toEqual({ ok: false, why: 'checkpoint signature does not verify against any known key' });
+    expect(openCheckpoint(note, new Map(), nodeCrypto)).toEqual({
+      ok: false,
+      why: 'checkpoint signature does not verify against any known key',
+    });
     expect(openCheckpoint('nonsense', keys, nodeCrypto).ok).toBe(false);
     expect(fromBase64(cp.root).length).toBe(32);
   });

@@ -14,7 +14,11 @@ export interface Checkpoint {
 const ED25519 = 0x01;
 
 /** key hash = SHA-256(name ‖ "\n" ‖ 0x01 ‖ public key)[:4] (signed-note, Ed25519). */
-export function keyHash(sha256: (d: Uint8Array) => Uint8Array, name: string, publicKey: Uint8Array): Uint8Array {
+export function keyHash(
+  sha256: (d: Uint8Array) => Uint8Array,
+  name: string,
+  publicKey: Uint8Array,
+): Uint8Array {
   return sha256(concatBytes(utf8(`${name}\n`), Uint8Array.of(ED25519), publicKey)).slice(0, 4);
 }
 
@@ -23,7 +27,11 @@ export function keyIdOf(sha256: (d: Uint8Array) => Uint8Array, name: string, pub
 }
 
 /** The verifier key text: "<name>+<hash hex>+<base64(0x01 ‖ public key)>". */
-export function verifierKey(sha256: (d: Uint8Array) => Uint8Array, name: string, publicKey: Uint8Array): string {
+export function verifierKey(
+  sha256: (d: Uint8Array) => Uint8Array,
+  name: string,
+  publicKey: Uint8Array,
+): string {
   return `${keyIdOf(sha256, name, publicKey)}+${toBase64(concatBytes(Uint8Array.of(ED25519), publicKey))}`;
 }
 
@@ -63,7 +71,8 @@ function fromHexKeyHash(h: string): Uint8Array {
   return Uint8Array.from([0, 2, 4, 6].map((i) => parseInt(h.slice(i, i + 2), 16)));
 }
 
-export type CheckpointCheck = { ok: true; checkpoint: Checkpoint; keyId: string } | { ok: false; why: string };
+export type CheckpointCheck =
+  { ok: true; checkpoint: Checkpoint; keyId: string } | { ok: false; why: string };
 
 /** Parses a note and checks that one signature by a known key verifies over its body. */
 export function openCheckpoint(
@@ -77,7 +86,12 @@ export function openCheckpoint(
   const body = note.slice(0, cut + 1);
   const lines = body.split('\n');
   const size = Number(lines[1]);
-  if (lines.length < 4 || !lines[0] || !/^(0|[1-9][0-9]*)$/.test(lines[1] ?? '') || !Number.isSafeInteger(size))
+  if (
+    lines.length < 4 ||
+    !lines[0] ||
+    !/^(0|[1-9][0-9]*)$/.test(lines[1] ?? '') ||
+    !Number.isSafeInteger(size)
+  )
     return { ok: false, why: 'checkpoint body is not "origin, size, root"' };
   let root: Uint8Array;
   try {
@@ -87,7 +101,10 @@ export function openCheckpoint(
   }
   if (root.length !== 32) return { ok: false, why: 'checkpoint root is not 32 bytes' };
   const checkpoint: Checkpoint = { origin: lines[0], size, root: lines[2]! };
-  const sigLines = note.slice(cut + 2).split('\n').filter((l) => l.length > 0);
+  const sigLines = note
+    .slice(cut + 2)
+    .split('\n')
+    .filter((l) => l.length > 0);
   for (const line of sigLines) {
     const m = /^\u2014 (\S+) ([A-Za-z0-9+/=]+)$/.exec(line);
     if (!m) return { ok: false, why: 'checkpoint signature line is malformed' };

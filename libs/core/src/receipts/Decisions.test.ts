@@ -5,24 +5,58 @@ import { fromBasisPoints } from './Canonical.js';
 import { quorumCertificateProblem, rampStepProblem } from './Decisions.js';
 import type { LogEntryStatement, QuorumCertificate } from './Statements.js';
 
-const EVIDENCE = { attempts: 1, successes: 0, byClass: { overload: 1, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 }, latencyP95Ms: null, ttftP95Ms: null, queueAgeMs: null };
-function cert(live: number, open: number, fractionBps: number, minOpen: number, threshold: number): QuorumCertificate {
+const EVIDENCE = {
+  attempts: 1,
+  successes: 0,
+  byClass: { overload: 1, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 },
+  latencyP95Ms: null,
+  ttftP95Ms: null,
+  queueAgeMs: null,
+};
+function cert(
+  live: number,
+  open: number,
+  fractionBps: number,
+  minOpen: number,
+  threshold: number,
+): QuorumCertificate {
   return {
-    type: 'recloser.quorum-certificate/v1', breakerId: 'b', group: 'g', dependency: 'd', epoch: 1, at: '', live, liveDigest: '',
-    threshold, policy: { fractionBps, minOpen }, identity: 'off',
-    verdicts: Array.from({ length: open }, (_, i) => ({ instanceId: `i${i}`, signed: false as const, state: 'open' as const, evidence: EVIDENCE })),
+    type: 'recloser.quorum-certificate/v1',
+    breakerId: 'b',
+    group: 'g',
+    dependency: 'd',
+    epoch: 1,
+    at: '',
+    live,
+    liveDigest: '',
+    threshold,
+    policy: { fractionBps, minOpen },
+    identity: 'off',
+    verdicts: Array.from({ length: open }, (_, i) => ({
+      instanceId: `i${i}`,
+      signed: false as const,
+      state: 'open' as const,
+      evidence: EVIDENCE,
+    })),
   };
 }
 
 describe('quorumCertificateProblem', () => {
   it('accepts exactly the certificates whose K is core’s threshold of L and that hold ≥ K open verdicts', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 10_000 }), fc.integer({ min: 1, max: 20 }), fc.nat(), fc.integer({ min: -2, max: 2 }), (live, bps, minOpen, o, dk) => {
-        const k = quorumThreshold(live, { fraction: fromBasisPoints(bps), minOpen });
-        const open = Math.min(live, o % (live + 1));
-        const problem = quorumCertificateProblem(cert(live, open, bps, minOpen, k + dk));
-        expect(problem === null).toBe(dk === 0 && open >= k);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 500 }),
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.nat(),
+        fc.integer({ min: -2, max: 2 }),
+        (live, bps, minOpen, o, dk) => {
+          const k = quorumThreshold(live, { fraction: fromBasisPoints(bps), minOpen });
+          const open = Math.min(live, o % (live + 1));
+          const problem = quorumCertificateProblem(cert(live, open, bps, minOpen, k + dk));
+          expect(problem === null).toBe(dk === 0 && open >= k);
+        },
+      ),
     );
   });
 
@@ -37,19 +71,66 @@ describe('quorumCertificateProblem', () => {
 });
 
 describe('rampStepProblem', () => {
-  const gates = { minSuccessRate: 0.95, maxLatencyP95Ms: 2000, maxTtftP95Ms: 1500, maxQueueAgeMs: 5000, max429Rate: 0.02 };
-  const entry = (outcome: string, successRate: number, failed: string[], level: number, to = 'ramping'): LogEntryStatement => ({
-    type: 'recloser.transition/v1', breakerId: 'b', group: 'g', dependency: 'd', seq: 2, prevHash: '', hash: '', from: 'ramping', to, epoch: 1,
-    fromStep: 0, step: 1, actor: 'ramp', reason: '', formedBy: [], at: '', certificate: null, gateThresholds: gates,
-    figures: { level, gates: { outcome, attempts: 50, minSample: 20, successRate, rate429: 0, latencyP95Ms: 100, ttftP95Ms: null, queueAgeMs: 0, failed } },
+  const gates = {
+    minSuccessRate: 0.95,
+    maxLatencyP95Ms: 2000,
+    maxTtftP95Ms: 1500,
+    maxQueueAgeMs: 5000,
+    max429Rate: 0.02,
+  };
+  const entry = (
+    outcome: string,
+    successRate: number,
+    failed: string[],
+    level: number,
+    to = 'ramping',
+  ): LogEntryStatement => ({
+    type: 'recloser.transition/v1',
+    breakerId: 'b',
+    group: 'g',
+    dependency: 'd',
+    seq: 2,
+    prevHash: '',
+    hash: '',
+    from: 'ramping',
+    to,
+    epoch: 1,
+    fromStep: 0,
+    step: 1,
+    actor: 'ramp',
+    reason: '',
+    formedBy: [],
+    at: '',
+    certificate: null,
+    gateThresholds: gates,
+    figures: {
+      level,
+      gates: {
+        outcome,
+        attempts: 50,
+        minSample: 20,
+        successRate,
+        rate429: 0,
+        latencyP95Ms: 100,
+        ttftP95Ms: null,
+        queueAgeMs: 0,
+        failed,
+      },
+    },
   });
   it('a step up needs passing gates; a step down needs degraded ones; the failed set is re-derived', () => {
     expect(rampStepProblem(entry('pass', 1, [], 0.1), 0.05)).toBeNull();
     expect(rampStepProblem(entry('degrade', 0.9, ['successRate'], 0.05), 0.1)).toBeNull();
-    expect(rampStepProblem(entry('degrade', 0.9, ['successRate'], 0.1), 0.05)).toMatch(/a step up .* did not pass/);
+    expect(rampStepProblem(entry('degrade', 0.9, ['successRate'], 0.1), 0.05)).toMatch(
+      /a step up .* did not pass/,
+    );
     expect(rampStepProblem(entry('pass', 1, [], 0.05), 0.1)).toMatch(/a step down on gates that passed/);
-    expect(rampStepProblem(entry('pass', 0.9, [], 0.1), 0.05)).toMatch(/gates failed are \[\] but the figures fail \[successRate\]/);
-    expect(rampStepProblem(entry('collapse', 0.6, ['successRate'], 0, 'open'), 0.1)).toMatch(/collapse with success rate 0.6/);
+    expect(rampStepProblem(entry('pass', 0.9, [], 0.1), 0.05)).toMatch(
+      /gates failed are \[\] but the figures fail \[successRate\]/,
+    );
+    expect(rampStepProblem(entry('collapse', 0.6, ['successRate'], 0, 'open'), 0.1)).toMatch(
+      /collapse with success rate 0.6/,
+    );
     expect(rampStepProblem(entry('pass', 1, [], 1, 'closed'), 1)).toBeNull();
   });
 });

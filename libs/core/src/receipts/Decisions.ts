@@ -8,7 +8,10 @@ import type { LogEntryStatement, QuorumCertificate, VerdictStatement } from './S
 
 /** Null when the arithmetic holds, else what is wrong. Signed verdicts are checked by the caller. */
 export function quorumCertificateProblem(c: QuorumCertificate): string | null {
-  const policy = { fraction: c.policy?.fraction ?? fromBasisPoints(c.policy?.fractionBps), minOpen: c.policy?.minOpen };
+  const policy = {
+    fraction: c.policy?.fraction ?? fromBasisPoints(c.policy?.fractionBps),
+    minOpen: c.policy?.minOpen,
+  };
   if (!(policy.fraction > 0 && policy.fraction <= 1) || !Number.isInteger(policy.minOpen))
     return 'the quorum policy is not a policy';
   if (!Number.isInteger(c.live) || c.live < 0) return `L=${c.live} is not a count`;
@@ -20,30 +23,45 @@ export function quorumCertificateProblem(c: QuorumCertificate): string | null {
   if (c.verdicts.length > c.live) return `${c.verdicts.length} verdicts but only ${c.live} live instances`;
   if (c.verdicts.length < c.threshold) return `${c.verdicts.length} verdicts, fewer than K=${c.threshold}`;
   for (const v of c.verdicts) {
-    if (!v.signed && c.identity === 'required') return `verdict of ${v.instanceId} is unsigned but the group requires signatures`;
-    if (!v.signed && !isLocallyOpen(v.state)) return `verdict of ${v.instanceId} is not locally open (${v.state})`;
+    if (!v.signed && c.identity === 'required')
+      return `verdict of ${v.instanceId} is unsigned but the group requires signatures`;
+    if (!v.signed && !isLocallyOpen(v.state))
+      return `verdict of ${v.instanceId} is not locally open (${v.state})`;
   }
   return null;
 }
 
 /** A signed verdict as its certificate uses it: the same instance, breaker and epoch, locally open. */
-export function certifiedVerdictProblem(c: QuorumCertificate, instanceId: string, v: VerdictStatement): string | null {
+export function certifiedVerdictProblem(
+  c: QuorumCertificate,
+  instanceId: string,
+  v: VerdictStatement,
+): string | null {
   if (v.type !== 'recloser.verdict/v1') return `verdict of ${instanceId} is not a verdict statement`;
   if (v.instanceId !== instanceId) return `verdict listed for ${instanceId} was signed for ${v.instanceId}`;
-  if (v.group !== c.group || v.dependency !== c.dependency) return `verdict of ${instanceId} is about another breaker`;
+  if (v.group !== c.group || v.dependency !== c.dependency)
+    return `verdict of ${instanceId} is about another breaker`;
   if (!isLocallyOpen(v.state)) return `verdict of ${instanceId} is not locally open (${v.state})`;
-  if (v.epoch !== c.epoch - 1) return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${c.epoch - 1} (a replay)`;
+  if (v.epoch !== c.epoch - 1)
+    return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${c.epoch - 1} (a replay)`;
   return null;
 }
 
 /** The certificate's figures are the log entry's (the entry that the certificate belongs to). */
 export function certificateMatchesEntry(c: QuorumCertificate, e: LogEntryStatement): string | null {
   const q = (e.figures as { quorum?: { open?: number; live?: number; threshold?: number } }).quorum;
-  if (c.breakerId !== e.breakerId || c.epoch !== e.epoch) return 'certificate is for another breaker or epoch';
+  if (c.breakerId !== e.breakerId || c.epoch !== e.epoch)
+    return 'certificate is for another breaker or epoch';
   if (!q || q.live !== c.live || q.threshold !== c.threshold || q.open !== c.verdicts.length)
     return `certificate (L=${c.live}, K=${c.threshold}, ${c.verdicts.length} verdicts) disagrees with the entry's quorum figures`;
   const formed = [...e.formedBy].sort().join(',');
-  if (formed !== c.verdicts.map((v) => v.instanceId).sort().join(','))
+  if (
+    formed !==
+    c.verdicts
+      .map((v) => v.instanceId)
+      .sort()
+      .join(',')
+  )
     return "certificate's verdicts are not the instances that formed the entry";
   return null;
 }
@@ -59,7 +77,10 @@ export function rampStepProblem(e: LogEntryStatement, levelBefore: number | null
   if (!g) return 'ramp transition without gate figures';
   if (e.gateThresholds) {
     const derived = failedGates(g, e.gateThresholds).sort().join(',');
-    const recorded = g.failed.filter((f) => f !== 'latencyInflation').sort().join(',');
+    const recorded = g.failed
+      .filter((f) => f !== 'latencyInflation')
+      .sort()
+      .join(',');
     if (derived !== recorded) return `gates failed are [${recorded}] but the figures fail [${derived}]`;
     if (g.outcome === 'pass' && g.failed.length > 0) return 'outcome pass with failed gates';
     if (g.outcome === 'collapse' && !(g.successRate < e.gateThresholds.minSuccessRate / 2))
@@ -68,7 +89,9 @@ export function rampStepProblem(e: LogEntryStatement, levelBefore: number | null
   const after = typeof e.figures.level === 'number' ? e.figures.level : null;
   const up = e.to === 'closed' || (levelBefore !== null && after !== null && after > levelBefore);
   const down = e.to === 'open' || (levelBefore !== null && after !== null && after < levelBefore);
-  if (up && g.outcome !== 'pass') return `a step up (${levelBefore} → ${e.to === 'closed' ? 'closed' : after}) on gates that did not pass (${g.outcome})`;
-  if (down && g.outcome !== 'degrade' && g.outcome !== 'collapse') return `a step down on gates that ${g.outcome === 'pass' ? 'passed' : g.outcome}`;
+  if (up && g.outcome !== 'pass')
+    return `a step up (${levelBefore} → ${e.to === 'closed' ? 'closed' : after}) on gates that did not pass (${g.outcome})`;
+  if (down && g.outcome !== 'degrade' && g.outcome !== 'collapse')
+    return `a step down on gates that ${g.outcome === 'pass' ? 'passed' : g.outcome}`;
   return null;
 }

@@ -27,15 +27,28 @@ describe('DSSE', () => {
   it('refuses a changed payload, another type, an unknown key, a non-canonical payload', () => {
     const env = signEnvelope(PAYLOAD_TYPES.verdict, statement, signer);
     const changed = { ...env, payload: toBase64(utf8('{"a":"y","b":1,"ratioBps":9500}')) };
-    expect(openEnvelope(changed, PAYLOAD_TYPES.verdict, keys, nodeCrypto)).toEqual({ ok: false, why: 'signature does not verify' });
+    expect(openEnvelope(changed, PAYLOAD_TYPES.verdict, keys, nodeCrypto)).toEqual({
+      ok: false,
+      why: 'signature does not verify',
+    });
     expect(openEnvelope(env, PAYLOAD_TYPES.quorumCertificate, keys, nodeCrypto).ok).toBe(false);
     const other = testSigner('ctl');
     const forged = signEnvelope(PAYLOAD_TYPES.verdict, statement, other);
-    expect(openEnvelope(forged, PAYLOAD_TYPES.verdict, keys, nodeCrypto)).toEqual({ ok: false, why: `signed by unknown key ${other.keyId}` });
+    expect(openEnvelope(forged, PAYLOAD_TYPES.verdict, keys, nodeCrypto)).toEqual({
+      ok: false,
+      why: `signed by unknown key ${other.keyId}`,
+    });
     // a valid signature over a payload that is not canonical (spaces): refused
     const loose = utf8('{ "a": "x" }');
     const sig = signer.sign(pae(PAYLOAD_TYPES.verdict, loose));
-    const nonCanonical = { payloadType: PAYLOAD_TYPES.verdict, payload: toBase64(loose), signatures: [{ keyid: signer.keyId, sig: toBase64(sig) }] };
-    expect(openEnvelope(nonCanonical, PAYLOAD_TYPES.verdict, keys, nodeCrypto)).toEqual({ ok: false, why: 'payload is not canonical JSON (RFC 8785)' });
+    const nonCanonical = {
+      payloadType: PAYLOAD_TYPES.verdict,
+      payload: toBase64(loose),
+      signatures: [{ keyid: signer.keyId, sig: toBase64(sig) }],
+    };
+    expect(openEnvelope(nonCanonical, PAYLOAD_TYPES.verdict, keys, nodeCrypto)).toEqual({
+      ok: false,
+      why: 'payload is not canonical JSON (RFC 8785)',
+    });
   });
 });

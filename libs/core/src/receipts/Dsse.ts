@@ -34,12 +34,14 @@ export function pae(payloadType: string, payload: Uint8Array): Uint8Array {
 export function signEnvelope(payloadType: string, statement: unknown, signer: ReceiptSigner): DsseEnvelope {
   const payload = utf8(canonicalize(statement));
   const sig = signer.sign(pae(payloadType, payload));
-  return { payloadType, payload: toBase64(payload), signatures: [{ keyid: signer.keyId, sig: toBase64(sig) }] };
+  return {
+    payloadType,
+    payload: toBase64(payload),
+    signatures: [{ keyid: signer.keyId, sig: toBase64(sig) }],
+  };
 }
 
-export type EnvelopeCheck =
-  | { ok: true; statement: unknown; keyId: string }
-  | { ok: false; why: string };
+export type EnvelopeCheck = { ok: true; statement: unknown; keyId: string } | { ok: false; why: string };
 
 /**
  * Checks an envelope: its payload type, a signature by one of `keys` (key id → raw public key) that
@@ -53,7 +55,10 @@ export function openEnvelope(
 ): EnvelopeCheck {
   if (!envelope || typeof envelope !== 'object') return { ok: false, why: 'not an envelope' };
   if (envelope.payloadType !== payloadType)
-    return { ok: false, why: `payload type ${String(envelope.payloadType)} where ${payloadType} was expected` };
+    return {
+      ok: false,
+      why: `payload type ${String(envelope.payloadType)} where ${payloadType} was expected`,
+    };
   let payload: Uint8Array;
   let statement: unknown;
   try {
@@ -91,7 +96,10 @@ export function openEnvelope(
   }
   return {
     ok: false,
-    why: unknownKey !== null && signatures.length === 1 ? `signed by unknown key ${unknownKey}` : 'signature does not verify',
+    why:
+      unknownKey !== null && signatures.length === 1
+        ? `signed by unknown key ${unknownKey}`
+        : 'signature does not verify',
   };
 }
 

@@ -1,12 +1,28 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromHex, toHex } from './Bytes.js';
-import { consistencyProof, inclusionProof, leafHash, rootOf, verifyConsistency, verifyInclusion } from './Merkle.js';
+import {
+  consistencyProof,
+  inclusionProof,
+  leafHash,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+} from './Merkle.js';
 import { nodeCrypto } from './nodeCrypto.test-support.js';
 
 const H = nodeCrypto.sha256;
 // RFC 6962 reference vectors (transparency-dev/merkle testonly): leaves, roots per size 0..8
-const DATA = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map(fromHex);
+const DATA = [
+  '',
+  '00',
+  '10',
+  '2021',
+  '3031',
+  '40414243',
+  '5051525354555657',
+  '606162636465666768696a6b6c6d6e6f',
+].map(fromHex);
 const ROOTS = [
   'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
@@ -72,7 +88,9 @@ describe('RFC 6962 Merkle tree', () => {
     expect(() => inclusionProof(H, LEAVES, 8, 8)).toThrow();
   });
 
-  const leavesArb = fc.array(fc.uint8Array({ maxLength: 8 }), { minLength: 1, maxLength: 40 }).map((ds) => ds.map((d, i) => leafHash(H, Uint8Array.of(...d, i)))); // distinct leaves
+  const leavesArb = fc
+    .array(fc.uint8Array({ maxLength: 8 }), { minLength: 1, maxLength: 40 })
+    .map((ds) => ds.map((d, i) => leafHash(H, Uint8Array.of(...d, i)))); // distinct leaves
 
   it("every leaf's inclusion proof verifies in every tree size, and a flipped byte fails", () => {
     fc.assert(

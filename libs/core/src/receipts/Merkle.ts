@@ -29,7 +29,12 @@ function isPowerOfTwo(n: number): boolean {
 }
 
 /** MTH of leaf hashes [from, to). The empty tree's hash is SHA-256 of nothing. */
-export function rootOf(sha256: Sha256, leaves: readonly Uint8Array[], from = 0, to = leaves.length): Uint8Array {
+export function rootOf(
+  sha256: Sha256,
+  leaves: readonly Uint8Array[],
+  from = 0,
+  to = leaves.length,
+): Uint8Array {
   const n = to - from;
   if (n === 0) return sha256(new Uint8Array(0));
   if (n === 1) return leaves[from]!;
@@ -38,7 +43,12 @@ export function rootOf(sha256: Sha256, leaves: readonly Uint8Array[], from = 0, 
 }
 
 /** PATH(m, D[0:n]): the audit path of leaf m in the tree of the first n leaves. */
-export function inclusionProof(sha256: Sha256, leaves: readonly Uint8Array[], m: number, n = leaves.length): Uint8Array[] {
+export function inclusionProof(
+  sha256: Sha256,
+  leaves: readonly Uint8Array[],
+  m: number,
+  n = leaves.length,
+): Uint8Array[] {
   if (!(Number.isInteger(m) && Number.isInteger(n) && m >= 0 && m < n && n <= leaves.length))
     throw new RangeError(`no leaf ${m} in a tree of ${n}`);
   const path = (m: number, from: number, to: number): Uint8Array[] => {
@@ -52,7 +62,12 @@ export function inclusionProof(sha256: Sha256, leaves: readonly Uint8Array[], m:
 }
 
 /** PROOF(m, D[0:n]): that the tree of the first m leaves is a prefix of the tree of n. */
-export function consistencyProof(sha256: Sha256, leaves: readonly Uint8Array[], m: number, n = leaves.length): Uint8Array[] {
+export function consistencyProof(
+  sha256: Sha256,
+  leaves: readonly Uint8Array[],
+  m: number,
+  n = leaves.length,
+): Uint8Array[] {
   if (!(Number.isInteger(m) && Number.isInteger(n) && m >= 0 && m <= n && n <= leaves.length))
     throw new RangeError(`no consistency between sizes ${m} and ${n}`);
   if (m === 0 || m === n) return [];
@@ -76,7 +91,8 @@ export function verifyInclusion(
   proof: readonly Uint8Array[],
   root: Uint8Array,
 ): boolean {
-  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size)) return false;
+  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(size) && index >= 0 && index < size))
+    return false;
   let fn = index;
   let sn = size - 1;
   let r = leaf;
@@ -106,7 +122,8 @@ export function verifyConsistency(
   root2: Uint8Array,
   proof: readonly Uint8Array[],
 ): boolean {
-  if (!(Number.isSafeInteger(size1) && Number.isSafeInteger(size2) && size1 >= 0 && size1 <= size2)) return false;
+  if (!(Number.isSafeInteger(size1) && Number.isSafeInteger(size2) && size1 >= 0 && size1 <= size2))
+    return false;
   if (size1 === size2) return proof.length === 0 && equalBytes(root1, root2);
   if (size1 === 0) return proof.length === 0; // the empty tree is a prefix of every tree
   if (proof.length === 0) return false;

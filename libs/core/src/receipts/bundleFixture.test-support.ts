@@ -19,8 +19,21 @@ import { assembleBundle, type Bundle } from './Bundle.js';
 
 const H = nodeCrypto.sha256;
 export const BREAKER = '00000000-0000-4000-8000-000000000001';
-export const GATES = { minSuccessRate: 0.95, maxLatencyP95Ms: 2000, maxTtftP95Ms: 1500, maxQueueAgeMs: 5000, max429Rate: 0.02 };
-const EVIDENCE = { attempts: 20, successes: 0, byClass: { overload: 20, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 }, latencyP95Ms: 30000, ttftP95Ms: null, queueAgeMs: 0 };
+export const GATES = {
+  minSuccessRate: 0.95,
+  maxLatencyP95Ms: 2000,
+  maxTtftP95Ms: 1500,
+  maxQueueAgeMs: 5000,
+  max429Rate: 0.02,
+};
+const EVIDENCE = {
+  attempts: 20,
+  successes: 0,
+  byClass: { overload: 20, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 },
+  latencyP95Ms: 30000,
+  ttftP95Ms: null,
+  queueAgeMs: 0,
+};
 
 export interface Fixture {
   controller: ReceiptSigner;
@@ -28,11 +41,27 @@ export interface Fixture {
   bundle: Bundle;
   /** the leaf hashes of the whole log (to make later trees) */
   leaves: Uint8Array[];
-  build(over?: { verdict?: Partial<VerdictStatement>; verdictSigner?: ReceiptSigner; rampFailed?: string[]; threshold?: number; extraLeaves?: number }): Bundle;
+  build(over?: {
+    verdict?: Partial<VerdictStatement>;
+    verdictSigner?: ReceiptSigner;
+    rampFailed?: string[];
+    threshold?: number;
+    extraLeaves?: number;
+  }): Bundle;
 }
 
 export function signedVerdict(signer: ReceiptSigner, over: Partial<VerdictStatement> = {}): DsseEnvelope {
-  const v: VerdictStatement = { type: 'recloser.verdict/v1', instanceId: 'r0', group: 'g', dependency: 'dep', state: 'open', evidence: EVIDENCE, seq: 7, epoch: 0, ...over };
+  const v: VerdictStatement = {
+    type: 'recloser.verdict/v1',
+    instanceId: 'r0',
+    group: 'g',
+    dependency: 'dep',
+    state: 'open',
+    evidence: EVIDENCE,
+    seq: 7,
+    epoch: 0,
+    ...over,
+  };
   return signEnvelope(PAYLOAD_TYPES.verdict, v, signer);
 }
 
@@ -44,23 +73,111 @@ export function fixture(): Fixture {
     const open = live.slice(0, 7);
     const verdicts: CertifiedVerdict[] = open.map((id) =>
       id === 'r0'
-        ? { instanceId: id, signed: true, keyId: instance.keyId, envelope: signedVerdict(over.verdictSigner ?? instance, over.verdict) }
+        ? {
+            instanceId: id,
+            signed: true,
+            keyId: instance.keyId,
+            envelope: signedVerdict(over.verdictSigner ?? instance, over.verdict),
+          }
         : { instanceId: id, signed: false, state: 'open', evidence: EVIDENCE },
     );
     const cert: QuorumCertificate = {
-      type: 'recloser.quorum-certificate/v1', breakerId: BREAKER, group: 'g', dependency: 'dep', epoch: 1,
-      at: '2026-12-03T09:00:00.000Z', live: 10, liveDigest: liveDigest(H, live), threshold: over.threshold ?? 5,
-      policy: { fractionBps: toBasisPoints(0.5), minOpen: 2 }, identity: 'optional', verdicts,
+      type: 'recloser.quorum-certificate/v1',
+      breakerId: BREAKER,
+      group: 'g',
+      dependency: 'dep',
+      epoch: 1,
+      at: '2026-12-03T09:00:00.000Z',
+      live: 10,
+      liveDigest: liveDigest(H, live),
+      threshold: over.threshold ?? 5,
+      policy: { fractionBps: toBasisPoints(0.5), minOpen: 2 },
+      identity: 'optional',
+      verdicts,
     };
     const certEnvelope = signEnvelope(PAYLOAD_TYPES.quorumCertificate, cert, controller);
-    const base = { type: 'recloser.transition/v1' as const, breakerId: BREAKER, group: 'g', dependency: 'dep', formedBy: [] as string[], certificate: null, gateThresholds: null, fromStep: null, step: null };
+    const base = {
+      type: 'recloser.transition/v1' as const,
+      breakerId: BREAKER,
+      group: 'g',
+      dependency: 'dep',
+      formedBy: [] as string[],
+      certificate: null,
+      gateThresholds: null,
+      fromStep: null,
+      step: null,
+    };
     const drafts: Omit<LogEntryStatement, 'seq' | 'prevHash' | 'hash'>[] = [
-      { ...base, from: 'closed', to: 'open', epoch: 1, actor: 'quorum', reason: 'quorum: 7 of 10', figures: { quorum: { open: 7, live: 10, threshold: over.threshold ?? 5 } }, formedBy: open, at: '2026-12-03T09:00:00.000Z', certificate: envelopeDigest(H, certEnvelope) },
-      { ...base, from: 'open', to: 'probing', epoch: 1, actor: 'cooldown', reason: 'cooldown over', figures: {}, at: '2026-12-03T09:00:30.000Z' },
-      { ...base, from: 'probing', to: 'ramping', epoch: 1, actor: 'probe', reason: 'probes passed', figures: { level: 0.05 }, step: 0, at: '2026-12-03T09:00:31.000Z' },
-      { ...base, from: 'ramping', to: 'ramping', epoch: 1, actor: 'ramp', reason: 'level held', fromStep: 0, step: 1, gateThresholds: GATES,
-        figures: { level: 0.1, gates: { outcome: 'pass', attempts: 50, minSample: 20, successRate: over.rampFailed ? 0.5 : 1, rate429: 0, latencyP95Ms: 100, ttftP95Ms: null, queueAgeMs: 0, failed: over.rampFailed ?? [] } }, at: '2026-12-03T09:00:41.000Z' },
-      { ...base, from: 'ramping', to: 'closed', epoch: 1, actor: 'operator', reason: 'acceptance receipts', figures: { action: 'force_close' }, fromStep: 1, at: '2026-12-03T09:00:42.000Z' },
+      {
+        ...base,
+        from: 'closed',
+        to: 'open',
+        epoch: 1,
+        actor: 'quorum',
+        reason: 'quorum: 7 of 10',
+        figures: { quorum: { open: 7, live: 10, threshold: over.threshold ?? 5 } },
+        formedBy: open,
+        at: '2026-12-03T09:00:00.000Z',
+        certificate: envelopeDigest(H, certEnvelope),
+      },
+      {
+        ...base,
+        from: 'open',
+        to: 'probing',
+        epoch: 1,
+        actor: 'cooldown',
+        reason: 'cooldown over',
+        figures: {},
+        at: '2026-12-03T09:00:30.000Z',
+      },
+      {
+        ...base,
+        from: 'probing',
+        to: 'ramping',
+        epoch: 1,
+        actor: 'probe',
+        reason: 'probes passed',
+        figures: { level: 0.05 },
+        step: 0,
+        at: '2026-12-03T09:00:31.000Z',
+      },
+      {
+        ...base,
+        from: 'ramping',
+        to: 'ramping',
+        epoch: 1,
+        actor: 'ramp',
+        reason: 'level held',
+        fromStep: 0,
+        step: 1,
+        gateThresholds: GATES,
+        figures: {
+          level: 0.1,
+          gates: {
+            outcome: 'pass',
+            attempts: 50,
+            minSample: 20,
+            successRate: over.rampFailed ? 0.5 : 1,
+            rate429: 0,
+            latencyP95Ms: 100,
+            ttftP95Ms: null,
+            queueAgeMs: 0,
+            failed: over.rampFailed ?? [],
+          },
+        },
+        at: '2026-12-03T09:00:41.000Z',
+      },
+      {
+        ...base,
+        from: 'ramping',
+        to: 'closed',
+        epoch: 1,
+        actor: 'operator',
+        reason: 'acceptance receipts',
+        figures: { action: 'force_close' },
+        fromStep: 1,
+        at: '2026-12-03T09:00:42.000Z',
+      },
     ];
     let prev = CHAIN_GENESIS;
     const leaves: Uint8Array[] = [];
@@ -69,7 +186,10 @@ export function fixture(): Fixture {
     drafts.forEach((d, i) => {
       leaves.push(other(i));
       const withChain = { ...d, seq: i + 1, prevHash: prev };
-      const entry: LogEntryStatement = { ...withChain, hash: Buffer.from(H(utf8(prev + canonicalize(withChain)))).toString('hex') };
+      const entry: LogEntryStatement = {
+        ...withChain,
+        hash: Buffer.from(H(utf8(prev + canonicalize(withChain)))).toString('hex'),
+      };
       prev = entry.hash;
       mine.push({ leafIndex: leaves.length, entry });
       leaves.push(leafHash(H, utf8(canonicalize(entry))));
@@ -78,10 +198,26 @@ export function fixture(): Fixture {
     fx.leaves = leaves;
     return assembleBundle(
       {
-        breakerId: BREAKER, origin: 'recloser.test/log', leafHashes: leaves, entries: mine,
+        breakerId: BREAKER,
+        origin: 'recloser.test/log',
+        leafHashes: leaves,
+        entries: mine,
         receipts: [{ leafIndex: mine[0]!.leafIndex, envelope: certEnvelope }],
-        keys: [{ keyId: controller.keyId, vkey: verifierKey(H, 'recloser.test/log', controller.publicKey), status: 'active' }],
-        instanceKeys: [{ instanceId: 'r0', group: 'g', keyId: instance.keyId, publicKey: Buffer.from(instance.publicKey).toString('base64') }],
+        keys: [
+          {
+            keyId: controller.keyId,
+            vkey: verifierKey(H, 'recloser.test/log', controller.publicKey),
+            status: 'active',
+          },
+        ],
+        instanceKeys: [
+          {
+            instanceId: 'r0',
+            group: 'g',
+            keyId: instance.keyId,
+            publicKey: Buffer.from(instance.publicKey).toString('base64'),
+          },
+        ],
         consistencyFrom: [3, 10],
       },
       controller,

@@ -147,7 +147,8 @@ export class BreakerVerdictDto {
 
   @ApiPropertyOptional({
     type: DsseEnvelopeDto,
-    description: "this verdict signed with the instance's registered key (groups with identity optional or required)",
+    description:
+      "this verdict signed with the instance's registered key (groups with identity optional or required)",
   })
   @IsOptional()
   @ValidateNested()

@@ -15,7 +15,9 @@ export class RegisterInstanceKeyDto {
   group: string;
 
   @ApiProperty({ description: 'base64 of the raw 32-byte Ed25519 public key' })
-  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'publicKey must be base64 of a raw 32-byte Ed25519 public key' })
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, {
+    message: 'publicKey must be base64 of a raw 32-byte Ed25519 public key',
+  })
   @Length(44, 44, { message: 'publicKey must be base64 of a raw 32-byte Ed25519 public key' })
   @IsString()
   publicKey: string;
@@ -26,7 +28,11 @@ export class InstanceKeyDto {
 }
 
 export class SetIdentityDto {
-  @ApiProperty({ enum: IDENTITY_MODES, description: 'off: signatures ignored; optional: checked when sent; required: every locally open verdict signed' })
+  @ApiProperty({
+    enum: IDENTITY_MODES,
+    description:
+      'off: signatures ignored; optional: checked when sent; required: every locally open verdict signed',
+  })
   @IsIn(IDENTITY_MODES, { message: `mode must be one of ${IDENTITY_MODES.join(', ')}` })
   mode: IdentityMode;
 }

@@ -5,7 +5,9 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 const MAX_SIZE = Number.MAX_SAFE_INTEGER;
 
 export class BundleQuery {
-  @ApiPropertyOptional({ description: 'also prove consistency from this earlier tree size (your last checkpoint)' })
+  @ApiPropertyOptional({
+    description: 'also prove consistency from this earlier tree size (your last checkpoint)',
+  })
   @IsOptional()
   @Type(() => Number)
   @Max(MAX_SIZE, { message: 'since must be a tree size (an integer ≥ 0)' })

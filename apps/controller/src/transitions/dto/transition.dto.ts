@@ -25,9 +25,17 @@ export class TransitionDto {
   @ApiProperty() at: string;
   @ApiProperty() prevHash: string;
   @ApiProperty({ description: 'sha256(prevHash + canonical JSON of the row)' }) hash: string;
-  @ApiPropertyOptional({ type: Number, nullable: true, description: "the row's leaf in the transparency log" })
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description: "the row's leaf in the transparency log",
+  })
   leafIndex?: number | null;
-  @ApiPropertyOptional({ type: [String], nullable: true, description: 'RFC 6962 audit path (base64) to `checkpoint`' })
+  @ApiPropertyOptional({
+    type: [String],
+    nullable: true,
+    description: 'RFC 6962 audit path (base64) to `checkpoint`',
+  })
   inclusionProof?: string[] | null;
 }
 
@@ -49,6 +57,9 @@ export class TransitionLogDto {
   next: string | null;
   @ApiPropertyOptional({ type: ChainCheckDto, description: 'with breakerId: whether the chain verifies' })
   chain?: ChainCheckDto;
-  @ApiPropertyOptional({ type: SignedCheckpointDto, description: 'the log checkpoint the inclusion proofs lead to' })
+  @ApiPropertyOptional({
+    type: SignedCheckpointDto,
+    description: 'the log checkpoint the inclusion proofs lead to',
+  })
   checkpoint?: SignedCheckpointDto;
 }

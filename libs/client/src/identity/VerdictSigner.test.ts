@@ -1,0 +1,99 @@
+import { createHash, createPublicKey, verify } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  type BreakerPlan,
+  type BreakerVerdict,
+  openEnvelope,
+  PAYLOAD_TYPES,
+  type ReceiptCrypto,
+} from '@recloser/core';
+import type { Transport } from '../transport/Transport.js';
+import { VerdictSigner } from './VerdictSigner.js';
+
+const crypto: ReceiptCrypto = {
+  sha256: (d) => new Uint8Array(createHash('sha256').update(d).digest()),
+  verify: (k, m, s) =>
+    verify(
+      null,
+      m,
+      createPublicKey({
+        key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(k).toString('base64url') },
+        format: 'jwk',
+      }),
+      s,
+    ),
+};
+const evidence = {
+  attempts: 5,
+  successes: 0,
+  byClass: { overload: 5, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 },
+  latencyP95Ms: null,
+  ttftP95Ms: null,
+  queueAgeMs: null,
+};
+const v = (dependency: string, state: BreakerVerdict['state']): BreakerVerdict => ({
+  dependency,
+  state,
+  evidence,
+});
+
+function fakeTransport(fail = 0) {
+  const registered: { publicKey: string }[] = [];
+  let failures = fail;
+  const t = {
+    heartbeat: async () => {
+      throw new Error('unused');
+    },
+    probeResult: async () => undefined,
+    lease: async () => {
+      throw new Error('unused');
+    },
+    registerKey: async (req: { publicKey: string }) => {
+      if (failures-- > 0) throw new Error('controller unreachable');
+      registered.push(req);
+      return { keyId: 'ik-test' };
+    },
+  } as unknown as Transport;
+  return { t, registered };
+}
+
+describe('VerdictSigner (fake transport)', () => {
+  it('signs only locally open verdicts of breakers whose epoch a plan told, with growing sequence numbers', async () => {
+    const { t, registered } = fakeTransport();
+    const signer = new VerdictSigner('w1', 'g', t);
+    const closedOnly = [v('a', 'closed')];
+    await signer.signOpen(closedOnly);
+    expect(registered).toHaveLength(0); // nothing open: no key made, nothing sent
+    signer.learnEpochs([{ dependency: 'a', global: { epoch: 3 } } as unknown as BreakerPlan]);
+    const round = [v('a', 'open'), v('b', 'open'), v('c', 'closed')];
+    await signer.signOpen(round);
+    expect(registered).toHaveLength(1);
+    expect(round[1]!.envelope).toBeUndefined(); // epoch of b unknown yet
+    expect(round[2]!.envelope).toBeUndefined();
+    const key = new Map([['ik-test', new Uint8Array(Buffer.from(registered[0]!.publicKey, 'base64'))]]);
+    const opened = openEnvelope(round[0]!.envelope!, PAYLOAD_TYPES.verdict, key, crypto);
+    expect(opened).toMatchObject({
+      ok: true,
+      statement: { instanceId: 'w1', group: 'g', dependency: 'a', state: 'open', epoch: 3, seq: 1 },
+    });
+    const next = [v('a', 'half_open')];
+    await signer.signOpen(next);
+    expect(openEnvelope(next[0]!.envelope!, PAYLOAD_TYPES.verdict, key, crypto)).toMatchObject({
+      ok: true,
+      statement: { seq: 2 },
+    });
+  });
+
+  it('goes unsigned while the key cannot be registered, and registers on a later tick', async () => {
+    const { t, registered } = fakeTransport(1);
+    const signer = new VerdictSigner('w1', 'g', t);
+    signer.learnEpochs([{ dependency: 'a', global: { epoch: 0 } } as unknown as BreakerPlan]);
+    const first = [v('a', 'open')];
+    await signer.signOpen(first);
+    expect(first[0]!.envelope).toBeUndefined();
+    const second = [v('a', 'open')];
+    await signer.signOpen(second);
+    expect(registered).toHaveLength(1);
+    expect(second[0]!.envelope?.signatures[0]?.keyid).toBe('ik-test');
+  });
+});
