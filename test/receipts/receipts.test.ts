@@ -18,11 +18,12 @@ import {
   verifyBundle,
   verifyInclusion,
 } from '@recloser/core';
+import { createRecloser } from '@recloser/client';
 import { InstanceIdentity } from '../../libs/client/src/identity/InstanceIdentity.js';
 import { nodeReceiptCrypto, signerFor } from '../../apps/controller/src/receipts/node-crypto.js';
 import { runVerify } from '../../apps/controller/src/receipts/verify-cli.js';
 import { createFleetKey } from '../support/fleet-key.js';
-import { heartbeat, instanceIds, pollUntil, verdict } from '../support/fleet.js';
+import { heartbeat, instanceIds, pollUntil, sleep, verdict } from '../support/fleet.js';
 import { bootTestApp, randomSuffix, type TestApp } from '../support/test-app.js';
 
 const DEP = 'llm-provider';
@@ -207,6 +208,99 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     expect(closed.status).toBe(200);
     const bad = await t.admin('PUT', `/v1/admin/groups/${strict}/identity`, { mode: 'sometimes' });
     expect(bad.status).toBe(400);
+  });
+
+  it('SDK instances with signVerdicts open a group that requires identity; every verdict in the certificate is signed', async () => {
+    const strict = `g-sdk-${randomSuffix()}`;
+    const k = (await createFleetKey(t, [strict])).key;
+    await t.admin('PUT', `/v1/admin/groups/${strict}/identity`, { mode: 'required' });
+    const url = await t.listen();
+    const fleet = instanceIds(6, 'w').map((instanceId) =>
+      createRecloser({
+        url,
+        key: k,
+        instanceId,
+        group: strict,
+        region: 'eu-west',
+        autoStart: false,
+        signVerdicts: true,
+      }),
+    );
+    try {
+      for (const r of fleet) r.breaker(DEP);
+      await Promise.all(fleet.map((r) => r.tick())); // closed: learns the breaker and its epoch
+      let state = 'closed';
+      for (let i = 0; i < 40 && state === 'closed'; i++) {
+        // five of six fail every tick: their local breakers open after three bad ticks
+        for (const r of fleet.slice(0, 5)) for (let n = 0; n < 10; n++) r.breaker(DEP).record('overload');
+        const results = await Promise.all(fleet.map((r) => r.tick()));
+        for (const res of results)
+          if (!res.reachable) throw new Error(`heartbeat refused: ${String(res.error)}`);
+        state = results[0]!.response!.breakers[0]!.global.state;
+        if (state === 'closed') await sleep(100);
+      }
+      expect(state).toBe('open');
+      const id = (await Promise.all(fleet.map((r) => r.tick())))[0]!.response!.breakers[0]!.breakerId;
+      const bundle = (await t.admin('GET', `/v1/admin/breakers/${id}/bundle`)).body as Bundle;
+      expect(verifyBundle(bundle, nodeReceiptCrypto)).toMatchObject({ ok: true, receipts: 1 });
+      const cert = bundle.receipts[0]!.statement;
+      expect(cert.identity).toBe('required');
+      expect(cert.verdicts.length).toBeGreaterThanOrEqual(cert.threshold);
+      expect(cert.verdicts.every((v) => v.signed)).toBe(true);
+    } finally {
+      await Promise.all(fleet.map((r) => r.close()));
+    }
+  });
+
+  it('bad input on the new endpoints: 4xx naming the field, 401/403 on credentials', async () => {
+    expect((await t.admin('GET', '/v1/admin/breakers/not-a-uuid/bundle')).status).toBe(404);
+    expect(
+      (await t.admin('GET', `/v1/admin/breakers/00000000-0000-4000-8000-000000000000/bundle`)).status,
+    ).toBe(404);
+    const since = await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle?since=-1`);
+    expect([since.status, since.body.message]).toEqual([
+      400,
+      expect.stringMatching(/since must be a tree size/),
+    ]);
+    const far = await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle?since=999999`);
+    expect([far.status, far.body.message]).toEqual([
+      400,
+      expect.stringMatching(/since: the log has \d+ leaves/),
+    ]);
+    const from = await t.admin('GET', '/v1/admin/log/consistency?from=abc');
+    expect([from.status, from.body.message]).toEqual([
+      400,
+      expect.stringMatching(/from must be a tree size/),
+    ]);
+    expect((await t.request('GET', '/v1/admin/log/checkpoint')).status).toBe(401);
+    const badKey = await t.request('POST', '/v1/instance-keys', {
+      token: key,
+      body: { instanceId: 'x', group, publicKey: 'AAAA' },
+    });
+    expect([badKey.status, badKey.body.message]).toEqual([
+      400,
+      expect.stringMatching(/publicKey must be base64 of a raw 32-byte/),
+    ]);
+    const other = await t.request('POST', '/v1/instance-keys', {
+      token: key,
+      body: { instanceId: 'x', group: 'someone-else', publicKey: new InstanceIdentity().publicKey },
+    });
+    expect(other.status).toBe(403);
+    const taken = await t.request('POST', '/v1/instance-keys', {
+      token: key,
+      body: { instanceId: 'i9', group, publicKey: identities.get('i0')!.publicKey },
+    });
+    expect([taken.status, taken.body.message]).toEqual([
+      409,
+      expect.stringMatching(/registered for another instance/),
+    ]);
+    const badEnvelope = await heartbeat(t, key, {
+      instanceId: 'i0',
+      group,
+      breakers: [{ ...verdict(DEP, 'open'), envelope: { payloadType: 'x', payload: '!!', signatures: [] } }],
+    });
+    expect(badEnvelope.status).toBe(400);
+    expect(badEnvelope.body.message).toMatch(/breakers\.0\.envelope\./);
   });
 
   it('npm run verify: a later bundle is consistent with the last checkpoint seen; keys rotate and old receipts still verify', async () => {
