@@ -149,7 +149,7 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     });
   });
 
-  it('refuses at the API: a replayed verdict, a forged instance key, a changed verdict, a stale epoch', async () => {
+  it('refuses at the API: a replayed verdict, a forged instance key, a changed verdict, a future epoch (a stale one is not kept)', async () => {
     const i0 = identities.get('i0')!;
     const v: any = verdict(DEP, 'open');
     const env = i0.sign('i0', group, { ...v }, 1); // the breaker is in epoch 1 now
@@ -176,13 +176,29 @@ describe('receipts: signed verdicts, quorum certificates, the transparency log (
     });
     expect(changed.status).toBe(400);
     expect(changed.body.message).toMatch(/not the verdict sent beside it \(a changed verdict\)/);
+    // signed for the epoch before (the breaker moved while it was in flight): answered, not kept
+    const signedBefore = await t.db.query<{ seq: string }>(
+      `SELECT seq FROM signed_verdicts WHERE instance_id = 'i0' AND group_name = $1`,
+      [group],
+    );
     const stale = await heartbeat(t, key, {
       instanceId: 'i0',
       group,
       breakers: [{ ...v, envelope: i0.sign('i0', group, { ...v }, 0) }],
     });
-    expect(stale.status).toBe(409);
-    expect(stale.body.message).toMatch(/signed for epoch 0 but the breaker is in epoch 1/);
+    expect(stale.status).toBe(200);
+    const signedAfter = await t.db.query<{ seq: string }>(
+      `SELECT seq FROM signed_verdicts WHERE instance_id = 'i0' AND group_name = $1`,
+      [group],
+    );
+    expect(signedAfter).toEqual(signedBefore);
+    const future = await heartbeat(t, key, {
+      instanceId: 'i0',
+      group,
+      breakers: [{ ...v, envelope: i0.sign('i0', group, { ...v }, 9) }],
+    });
+    expect(future.status).toBe(409);
+    expect(future.body.message).toMatch(/signed for epoch 9 but the breaker is in epoch 1/);
     const unknown = new InstanceIdentity();
     unknown.keyId = 'ik-0000000000000000';
     const unregistered = await heartbeat(t, key, {

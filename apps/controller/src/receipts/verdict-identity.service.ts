@@ -1,7 +1,7 @@
 // Instance identity: keys registered under a fleet key, and the signed verdicts heartbeats carry.
 // A signed verdict is checked before the heartbeat is recorded (registered key of this instance and
 // group, signature over PAE, the statement is the verdict sent beside it, a sequence number above
-// every one seen for the key, the breaker's current epoch) and kept as the instance's latest signed
+// every one seen for the key, not a future epoch) and, signed in the breaker's current epoch, kept as the instance's latest signed
 // verdict on that breaker, which a quorum certificate then carries. Routine heartbeats (nothing
 // signed, nothing locally open) skip all of it.
 import { BadRequestException, ConflictException, ForbiddenException, Injectable } from '@nestjs/common';
@@ -169,9 +169,9 @@ export class VerdictIdentityService {
       [dto.group, b.dependency],
     )) as { epoch: number }[];
     const epoch = breaker?.epoch ?? 0;
-    if (v.epoch !== epoch)
+    if (v.epoch > epoch)
       throw new ConflictException(
-        `${field}: signed for epoch ${v.epoch} but the breaker is in epoch ${epoch} (a replayed or stale verdict)`,
+        `${field}: signed for epoch ${v.epoch} but the breaker is in epoch ${epoch}`,
       );
     // a CTE so the driver answers rows (an UPDATE alone answers [rows, count])
     const advanced = (await this.db.query(
@@ -182,6 +182,9 @@ export class VerdictIdentityService {
       throw new ConflictException(
         `${field}: sequence number ${v.seq} was already used by key ${keyId} (a replayed verdict)`,
       );
+    // signed before the instance heard of the current epoch (the breaker moved while the heartbeat
+    // was in flight): the heartbeat stands, the signature certifies nothing now and is not kept
+    if (v.epoch < epoch) return;
     await this.db.query(
       `INSERT INTO signed_verdicts (group_name, dependency, instance_id, key_id, seq, epoch, envelope)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
