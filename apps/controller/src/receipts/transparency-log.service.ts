@@ -17,6 +17,7 @@ import {
   leafHash,
   type LogEntryStatement,
   rootOf,
+  type RootMemo,
   signCheckpoint,
   toBase64,
   utf8,
@@ -30,6 +31,14 @@ import { SigningKeysService } from './signing-keys.service.js';
 const sha256 = nodeReceiptCrypto.sha256;
 /** earlier checkpoints a bundle proves itself consistent with (besides ?since=) */
 const CONSISTENCY_FROM_RECENT = 8;
+
+// one read of the tree computes each subtree root once, however many proofs are asked of it
+const memos = new WeakMap<readonly Uint8Array[], RootMemo>();
+function memoOf(leaves: readonly Uint8Array[]): RootMemo {
+  let memo = memos.get(leaves);
+  if (!memo) memos.set(leaves, (memo = new Map()));
+  return memo;
+}
 
 export interface SignedCheckpoint {
   origin: string;
@@ -118,14 +127,15 @@ export class TransparencyLogService {
       note: string;
       key_id: string;
     }[];
-    const root = toBase64(rootOf(sha256, leaves));
+    const rootBytes = rootOf(sha256, leaves, 0, size, memoOf(leaves));
+    const root = toBase64(rootBytes);
     if (kept && kept.key_id === signer.keyId && toBase64(new Uint8Array(kept.root)) === root)
       return { origin: this.keys.origin, size, root, note: kept.note, keyId: kept.key_id };
     const checkpoint = { origin: this.keys.origin, size, root };
     const note = signCheckpoint(checkpoint, signer);
     await this.db.query(
       `INSERT INTO log_checkpoints (size, root, note, key_id) VALUES ($1, $2, $3, $4) ON CONFLICT (size) DO NOTHING`,
-      [size, Buffer.from(rootOf(sha256, leaves)), note, signer.keyId],
+      [size, Buffer.from(rootBytes), note, signer.keyId],
     );
     return { ...checkpoint, note, keyId: signer.keyId };
   }
@@ -151,7 +161,9 @@ export class TransparencyLogService {
       byTransition.set(String(r.transition_id), {
         leafIndex,
         treeSize: leaves.length,
-        inclusionProof: inclusionProof(sha256, leaves, leafIndex).map(toBase64),
+        inclusionProof: inclusionProof(sha256, leaves, leafIndex, leaves.length, memoOf(leaves)).map(
+          toBase64,
+        ),
       });
     }
     return { checkpoint, byTransition };
@@ -167,7 +179,11 @@ export class TransparencyLogService {
     if (toSize > leaves.length)
       throw new BadRequestException(`to: the log has ${leaves.length} leaves, not ${toSize}`);
     if (from > toSize) throw new BadRequestException(`from: ${from} is larger than to (${toSize})`);
-    return { fromSize: from, toSize, proof: consistencyProof(sha256, leaves, from, toSize).map(toBase64) };
+    return {
+      fromSize: from,
+      toSize,
+      proof: consistencyProof(sha256, leaves, from, toSize, memoOf(leaves)).map(toBase64),
+    };
   }
 
   /** One breaker's export: its log entries with proofs, its certificates, the checkpoint and the keys. */

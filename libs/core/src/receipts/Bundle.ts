@@ -280,7 +280,12 @@ export function assembleBundle(
   sha256: (d: Uint8Array) => Uint8Array,
 ): Bundle {
   const size = src.leafHashes.length;
-  const checkpoint: Checkpoint = { origin: src.origin, size, root: toBase64(rootOf(sha256, src.leafHashes)) };
+  const memo = new Map<string, Uint8Array>(); // every proof below reuses the subtree roots
+  const checkpoint: Checkpoint = {
+    origin: src.origin,
+    size,
+    root: toBase64(rootOf(sha256, src.leafHashes, 0, size, memo)),
+  };
   const entries = [...src.entries].sort((a, b) => a.leafIndex - b.leafIndex);
   const manifest: BundleManifest = {
     type: 'recloser.bundle-manifest/v1',
@@ -305,10 +310,13 @@ export function assembleBundle(
     entries: entries.map((e) => ({
       leafIndex: e.leafIndex,
       entry: e.entry,
-      inclusionProof: inclusionProof(sha256, src.leafHashes, e.leafIndex, size).map(toBase64),
+      inclusionProof: inclusionProof(sha256, src.leafHashes, e.leafIndex, size, memo).map(toBase64),
     })),
     consistency: src.consistencyFrom
       .filter((m) => m > 0 && m < size)
-      .map((m) => ({ fromSize: m, proof: consistencyProof(sha256, src.leafHashes, m, size).map(toBase64) })),
+      .map((m) => ({
+        fromSize: m,
+        proof: consistencyProof(sha256, src.leafHashes, m, size, memo).map(toBase64),
+      })),
   };
 }

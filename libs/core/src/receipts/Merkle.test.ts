@@ -129,4 +129,19 @@ describe('RFC 6962 Merkle tree', () => {
       }),
     );
   });
+
+  it('proofs from one shared memo of subtree roots equal those computed afresh', () => {
+    fc.assert(
+      fc.property(leavesArb, fc.nat(), (leaves, a) => {
+        const memo = new Map<string, Uint8Array>();
+        const n = leaves.length;
+        const m = a % n;
+        expect(toHex(rootOf(H, leaves, 0, n, memo))).toBe(toHex(rootOf(H, leaves)));
+        expect(hexes(inclusionProof(H, leaves, m, n, memo))).toEqual(hexes(inclusionProof(H, leaves, m, n)));
+        expect(hexes(consistencyProof(H, leaves, m + 1, n, memo))).toEqual(
+          hexes(consistencyProof(H, leaves, m + 1, n)),
+        );
+      }),
+    );
+  });
 });

@@ -28,18 +28,28 @@ function isPowerOfTwo(n: number): boolean {
   return m === 1;
 }
 
+/** Subtree roots already computed for one list of leaves, by "from:to" (proofs reuse them). */
+export type RootMemo = Map<string, Uint8Array>;
+
 /** MTH of leaf hashes [from, to). The empty tree's hash is SHA-256 of nothing. */
 export function rootOf(
   sha256: Sha256,
   leaves: readonly Uint8Array[],
   from = 0,
   to = leaves.length,
+  memo?: RootMemo,
 ): Uint8Array {
   const n = to - from;
   if (n === 0) return sha256(new Uint8Array(0));
   if (n === 1) return leaves[from]!;
+  const key = `${from}:${to}`;
+  const known = memo?.get(key);
+  if (known) return known;
   const k = split(n);
-  return nodeHash(sha256, rootOf(sha256, leaves, from, from + k), rootOf(sha256, leaves, from + k, to));
+  const left = rootOf(sha256, leaves, from, from + k, memo);
+  const root = nodeHash(sha256, left, rootOf(sha256, leaves, from + k, to, memo));
+  memo?.set(key, root);
+  return root;
 }
 
 /** PATH(m, D[0:n]): the audit path of leaf m in the tree of the first n leaves. */
@@ -48,6 +58,7 @@ export function inclusionProof(
   leaves: readonly Uint8Array[],
   m: number,
   n = leaves.length,
+  memo?: RootMemo,
 ): Uint8Array[] {
   if (!(Number.isInteger(m) && Number.isInteger(n) && m >= 0 && m < n && n <= leaves.length))
     throw new RangeError(`no leaf ${m} in a tree of ${n}`);
@@ -55,8 +66,8 @@ export function inclusionProof(
     if (to - from <= 1) return [];
     const k = split(to - from);
     return m < k
-      ? [...path(m, from, from + k), rootOf(sha256, leaves, from + k, to)]
-      : [...path(m - k, from + k, to), rootOf(sha256, leaves, from, from + k)];
+      ? [...path(m, from, from + k), rootOf(sha256, leaves, from + k, to, memo)]
+      : [...path(m - k, from + k, to), rootOf(sha256, leaves, from, from + k, memo)];
   };
   return path(m, 0, n);
 }
@@ -67,17 +78,18 @@ export function consistencyProof(
   leaves: readonly Uint8Array[],
   m: number,
   n = leaves.length,
+  memo?: RootMemo,
 ): Uint8Array[] {
   if (!(Number.isInteger(m) && Number.isInteger(n) && m >= 0 && m <= n && n <= leaves.length))
     throw new RangeError(`no consistency between sizes ${m} and ${n}`);
   if (m === 0 || m === n) return [];
   const sub = (m: number, from: number, to: number, whole: boolean): Uint8Array[] => {
     const n = to - from;
-    if (m === n) return whole ? [] : [rootOf(sha256, leaves, from, to)];
+    if (m === n) return whole ? [] : [rootOf(sha256, leaves, from, to, memo)];
     const k = split(n);
     return m <= k
-      ? [...sub(m, from, from + k, whole), rootOf(sha256, leaves, from + k, to)]
-      : [...sub(m - k, from + k, to, false), rootOf(sha256, leaves, from, from + k)];
+      ? [...sub(m, from, from + k, whole), rootOf(sha256, leaves, from + k, to, memo)]
+      : [...sub(m - k, from + k, to, false), rootOf(sha256, leaves, from, from + k, memo)];
   };
   return sub(m, 0, n, true);
 }
