@@ -168,6 +168,36 @@ describe('ControlPlane: probe leases', () => {
   });
 });
 
+describe('ControlPlane: routine heartbeats while RAMPING', () => {
+  it('writes an unchanged, not locally open heartbeat of a RAMPING breaker behind; a changed or open one through', async () => {
+    const body = defaultPoolBody([DEP]);
+    const { clock, control } = setup(0, { pools: [{ id: 'p', ...body, probe: { ...body.probe, probesToPass: 1 } }] });
+    const ids = ['a', 'b', 'c'];
+    for (const i of ids) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ids) await beat(control.plane, i, 'open');
+    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+    await beat(control.plane, 'a', 'paused');
+    const grant = await control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
+    await control.plane.probeResult(grant.token, { outcome: 'success', latencyMs: 20 });
+    expect(stateOf(control)).toBe('ramping');
+
+    const through: boolean[] = [];
+    const record = control.presence.record.bind(control.presence);
+    control.presence.record = (hb, verdicts, now, routine) => {
+      through.push(!routine);
+      return record(hb, verdicts, now, routine);
+    };
+    await beat(control.plane, 'b', 'closed'); // open → closed: a change, written through
+    await beat(control.plane, 'b', 'closed'); // unchanged: behind
+    clock.advance(200); // within the view (BREAKER_VIEW_MS) and the CLOSED-only refresh window
+    await beat(control.plane, 'b', 'closed'); // unchanged again: behind, and still written (a ramp's division reads its demand)
+    await beat(control.plane, 'b', 'open'); // locally open: through
+    expect(through).toEqual([true, false, false, true]);
+    expect(stateOf(control)).toBe('ramping');
+  });
+});
+
 describe('ControlPlane: probe refusals', () => {
   it('leases a token asked for on the lease endpoint to designated probers only, unless the pool says any live instance', async () => {
     for (const leases of ['designated', 'live'] as const) {

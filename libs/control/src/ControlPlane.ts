@@ -203,22 +203,25 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     }));
     if (this.breakerIds.size >= MAX_VIEW_ENTRIES) this.breakerIds.clear();
     for (const v of verdicts) this.breakerIds.set(`${group}\u0000${v.verdict.dependency}`, v.breakerId);
-    // routine: every breaker CLOSED in the view, nothing locally open, each state as last stored here.
-    // Such a heartbeat cannot change a decision: it is written behind (or not at all while the rows
-    // this replica wrote are younger than REFRESH_FRACTION of the TTL: they are live either way) and
-    // answered from the view. Anything else is written through and evaluated (with the other
+    // routine: every breaker CLOSED or RAMPING in the view, nothing locally open, each state as last
+    // stored here. Such a heartbeat cannot change a decision (quorum is judged only while CLOSED; a
+    // ramp is judged on its step evidence): it is written behind and answered from the view. A
+    // CLOSED-only heartbeat is not written at all while the rows this replica wrote are younger than
+    // REFRESH_FRACTION of the TTL (they are live either way; a ramp's division reads their demand, so
+    // those are always written). Anything else is written through and evaluated (with the other
     // heartbeats waiting) before the answer.
     const shown = verdicts.map((v) => this.viewOf(v.breakerId, now));
     const last = verdicts.map((v) => this.reported.get(reportKey(v.breakerId, instanceId)));
     const routine = verdicts.every(
       (v, i) =>
-        shown[i]?.breaker.globalState.state === 'closed' &&
+        isRoutineState(shown[i]?.breaker.globalState.state) &&
         !isLocallyOpen(v.verdict.state) &&
         last[i]?.state === v.verdict.state,
     );
     const refreshAfterMs = this.settings.heartbeatTtlMs * REFRESH_FRACTION;
     const fresh =
       routine &&
+      shown.every((s) => s?.breaker.globalState.state === 'closed') &&
       last.every((l) => l !== undefined && now - l.writtenAt < refreshAfterMs && now >= l.writtenAt);
     const written = fresh ? Promise.resolve() : presence.record(heartbeat, verdicts, now, routine);
     let evaluated: Map<string, Evaluated>;
@@ -964,11 +967,16 @@ function staleToken(): ControlError {
   );
 }
 
-/** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
 function reportKey(breakerId: string, instanceId: string): string {
   return `${breakerId}\u0000${instanceId}`;
 }
 
+/** Global states whose unchanged, not locally open heartbeats decide nothing (see heartbeat). */
+function isRoutineState(state: GlobalState | undefined): boolean {
+  return state === 'closed' || state === 'ramping';
+}
+
+/** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
 function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
   const own: LiveDemand = { instanceId, demand: positiveDemand(verdict.demand) };
   return [...live.filter((l) => l.instanceId !== instanceId), own];
