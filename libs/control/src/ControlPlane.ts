@@ -15,6 +15,7 @@ import {
   findIsolated,
   fleetDemand,
   instanceDemand,
+  isLive,
   isLocallyOpen,
   onProbeResult,
   onQuorum,
@@ -558,7 +559,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       );
     }
     // tokens go to live instances of the group: an id that never heartbeated has no call to probe with
-    if (!(await this.ports.presence.isLive(breaker.id, req.instanceId, this.ports.clock.now()))) {
+    if (!(await this.isLiveHere(breaker.id, req.instanceId))) {
       throw new ControlError(
         'conflict',
         `instanceId "${req.instanceId}" has no live heartbeat for dependency "${dependency}": probe tokens go to live instances of the group`,
@@ -599,6 +600,18 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       });
     }
     throw new Error('lease store answered "none" to a grant');
+  }
+
+  /**
+   * Whether the instance has a live verdict on the breaker: known without a read when this process
+   * stored its report within the TTL (a routine report may wait WRITE_BEHIND_MS in a buffer, but it
+   * was answered as live), else asked of the store.
+   */
+  private async isLiveHere(breakerId: string, instanceId: string): Promise<boolean> {
+    const now = this.ports.clock.now();
+    const stored = this.reported.get(reportKey(breakerId, instanceId));
+    if (stored && isLive({ lastSeenAt: stored.writtenAt }, now, this.settings.heartbeatTtlMs)) return true;
+    return this.ports.presence.isLive(breakerId, instanceId, now);
   }
 
   /**
