@@ -589,7 +589,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       }),
     );
     if (got.kind === 'granted' || got.kind === 'held') {
-      if (got.kind === 'granted') await this.announceGrant(breaker, req.instanceId, got.fencing);
+      // not awaited: the token stands in the lease store whether or not its announcement (metrics,
+      // the live view; no decision reads it) commits, and the answer need not wait for Postgres
+      if (got.kind === 'granted')
+        this.announceGrant(breaker, req.instanceId, got.fencing).catch((err: unknown) =>
+          this.warn(`grant of ${breaker.id} to ${req.instanceId} not announced: ${(err as Error).message}`),
+        );
       return { token: got.token, fencing: got.fencing, validForMs: got.validForMs };
     }
     if (got.kind === 'refused') {
