@@ -4,7 +4,9 @@ import { ALL_OUTCOMES } from '../outcome/allOutcomes.test-support.js';
 import { isSystemic } from '../outcome/Outcome.js';
 import type { GlobalState, Outcome } from '../wire.js';
 import {
+  currentRun,
   decideRefund,
+  endedRun,
   judgeableBefore,
   ledgerEventTime,
   MAX_LEDGER_EVENT_AGE_MS,
@@ -265,5 +267,16 @@ describe('refund rules (properties)', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('local runs', () => {
+  it('an ended run lasts until the next report, at most a TTL after the last open one', () => {
+    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: 900 }, 5000)).toEqual({ from: 100, to: 900 });
+    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: 99_000 }, 5000)).toEqual({ from: 100, to: 5500 });
+    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: null }, 5000)).toEqual({ from: 100, to: 5500 });
+    expect(currentRun({ openSince: 100, lastSeenAt: 500 }, 5499, 5000)).toEqual({ from: 100, to: null });
+    expect(currentRun({ openSince: 100, lastSeenAt: 500 }, 5500, 5000)).toEqual({ from: 100, to: 5500 });
+    expect(currentRun({ openSince: null, lastSeenAt: 500 }, 600, 5000)).toBeNull();
   });
 });

@@ -186,3 +186,27 @@ export function refundsOnce(
   }
   return out;
 }
+
+/**
+ * What the controller knows of an instance's ended local open run: first seen open at `openSince`,
+ * last heard open at `lastSeenAt`, next heard (closed, or open again after a lapse) at `nextSeenAt`
+ * (null when its rows were pruned). The run is taken to last until the next report, but never past
+ * one heartbeat TTL after the last open one: a silent instance is not open forever.
+ */
+export function endedRun(
+  run: { openSince: number; lastSeenAt: number; nextSeenAt: number | null },
+  heartbeatTtlMs: number,
+): Interval {
+  const bound = run.lastSeenAt + heartbeatTtlMs;
+  return { from: run.openSince, to: run.nextSeenAt === null ? bound : Math.min(run.nextSeenAt, bound) };
+}
+
+/** The run of an instance's current verdict row: still going while live, else ended a TTL after its last report. */
+export function currentRun(
+  row: { openSince: number | null; lastSeenAt: number },
+  now: number,
+  heartbeatTtlMs: number,
+): Interval | null {
+  if (row.openSince === null) return null;
+  return { from: row.openSince, to: now - row.lastSeenAt < heartbeatTtlMs ? null : row.lastSeenAt + heartbeatTtlMs };
+}
