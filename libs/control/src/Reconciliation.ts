@@ -126,7 +126,7 @@ export class Reconciliation {
         localOpen: runsOf.get(e.instanceId) ?? [],
         staleMs: stale,
       });
-      refunds.push(...refundsOnce(batch, contextOf, new Set()));
+      refunds.push(...refundsOnce(batch, contextOf, new Set()).map((r) => ({ ...r, group })));
     }
     return refunds;
   }

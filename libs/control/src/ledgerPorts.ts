@@ -10,6 +10,7 @@ export interface StoredLedgerEvent extends LedgerEvent {
 
 /** A refund as `judge` decides it (the store numbers it). */
 export interface RefundDraft {
+  group: string;
   eventId: string;
   workId: string;
   attempts: number;
@@ -20,7 +21,6 @@ export interface RefundDraft {
 /** A refund as stored and paged to fleets. */
 export interface RefundRecord extends RefundDraft {
   refundId: string;
-  group: string;
   instanceId: string;
   dependency: string;
   /** when it was issued (controller clock) */

@@ -39,18 +39,17 @@ export class MemoryLedger implements LedgerStore {
         .sort((a, b) => a.at - b.at || (a.eventId < b.eventId ? -1 : 1))
         .slice(0, limit);
       const drafts = await judge(pending.map(({ judged: _, ...e }) => e));
-      const byId = new Map(pending.map((e) => [e.eventId, e]));
+      const byKey = new Map(pending.map((e) => [`${e.group}\u0000${e.eventId}`, e]));
       const written: RefundRecord[] = [];
       for (const d of drafts) {
-        const e = byId.get(d.eventId);
+        const key = `${d.group}\u0000${d.eventId}`;
+        const e = byKey.get(key);
         if (!e) continue;
-        const key = `${e.group}\u0000${e.eventId}`;
         if (this.refunded.has(key)) continue;
         this.refunded.add(key);
         const record: RefundRecord = {
           ...d,
           refundId: `refund-${this.issued.length + 1}`,
-          group: e.group,
           instanceId: e.instanceId,
           dependency: e.dependency,
           at: this.clock.now(),
