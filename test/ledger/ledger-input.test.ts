@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape; each test asserts the fields it needs */
 // The ledger endpoints at the edge: a refused request names the field and changes nothing; a
 // replayed batch is an idempotent answer; another group's key is 403; no key is 401.
 import { MAX_LEDGER_EVENTS_PER_REQUEST } from '@recloser/core';

@@ -272,9 +272,18 @@ describe('refund rules (properties)', () => {
 
 describe('local runs', () => {
   it('an ended run lasts until the next report, at most a TTL after the last open one', () => {
-    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: 900 }, 5000)).toEqual({ from: 100, to: 900 });
-    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: 99_000 }, 5000)).toEqual({ from: 100, to: 5500 });
-    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: null }, 5000)).toEqual({ from: 100, to: 5500 });
+    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: 900 }, 5000)).toEqual({
+      from: 100,
+      to: 900,
+    });
+    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: 99_000 }, 5000)).toEqual({
+      from: 100,
+      to: 5500,
+    });
+    expect(endedRun({ openSince: 100, lastSeenAt: 500, nextSeenAt: null }, 5000)).toEqual({
+      from: 100,
+      to: 5500,
+    });
     expect(currentRun({ openSince: 100, lastSeenAt: 500 }, 5499, 5000)).toEqual({ from: 100, to: null });
     expect(currentRun({ openSince: 100, lastSeenAt: 500 }, 5500, 5000)).toEqual({ from: 100, to: 5500 });
     expect(currentRun({ openSince: null, lastSeenAt: 500 }, 600, 5000)).toBeNull();

@@ -208,5 +208,8 @@ export function currentRun(
   heartbeatTtlMs: number,
 ): Interval | null {
   if (row.openSince === null) return null;
-  return { from: row.openSince, to: now - row.lastSeenAt < heartbeatTtlMs ? null : row.lastSeenAt + heartbeatTtlMs };
+  return {
+    from: row.openSince,
+    to: now - row.lastSeenAt < heartbeatTtlMs ? null : row.lastSeenAt + heartbeatTtlMs,
+  };
 }
