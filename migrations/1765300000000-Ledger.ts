@@ -50,6 +50,7 @@ export class Ledger1765300000000 implements MigrationInterface {
         CONSTRAINT "CHK_ledger_refunds_counts" CHECK (attempts >= 0 AND reclaims >= 0 AND attempts + reclaims > 0)
       )`);
     await q.query(`CREATE INDEX "IDX_ledger_refunds_group_seq" ON ledger_refunds (group_name, seq)`);
+    await q.query(`CREATE INDEX "IDX_ledger_refunds_at" ON ledger_refunds (at)`);
     await q.query(`
       CREATE TABLE local_open_runs (
         breaker_id uuid NOT NULL,

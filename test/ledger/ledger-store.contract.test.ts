@@ -109,4 +109,18 @@ describe.each(homes)('LedgerStore contract: %s', (name, make) => {
     expect(await store.refunds(g, rest.next, 10)).toEqual({ refunds: [], next: rest.next });
     expect((await store.refunds(`${g}-none`, null, 10)).refunds).toEqual([]);
   });
+
+  it('prunes judged events past their retention, never pending ones (a pruned id may be stored again)', async () => {
+    const store = make();
+    const g = `${group}-prune`;
+    await store.append(g, [ev('judged', T - 100)], T);
+    await store.reconcile(T, 1000, async () => []); // judged, nothing refunded
+    await store.append(g, [ev('pending', T - 100)], T);
+    await store.prune({ eventsBefore: T, refundsBefore: 0 });
+    expect(await store.append(g, [ev('judged', T - 100), ev('pending', T - 100)], T)).toEqual({
+      accepted: 1,
+      duplicates: 1,
+    });
+  });
+  });
 });

@@ -9,7 +9,8 @@ import {
   judgeableBefore,
   ledgerEventTime,
   refundsOnce,
-  MAX_LEDGER_EVENT_AGE_MS,
+  LEDGER_EVENT_RETENTION_MS,
+  LEDGER_REFUND_RETENTION_MS,
   type Clock,
   type GlobalTimeline,
   type Interval,
@@ -89,7 +90,11 @@ export class Reconciliation {
       await this.announce(done.refunded, breakerIds);
       if (done.judged < RECONCILE_BATCH) break;
     }
-    await this.ports.ledger.prune(this.ports.clock.now() - 2 * MAX_LEDGER_EVENT_AGE_MS);
+    const now = this.ports.clock.now();
+    await this.ports.ledger.prune({
+      eventsBefore: now - LEDGER_EVENT_RETENTION_MS,
+      refundsBefore: now - LEDGER_REFUND_RETENTION_MS,
+    });
     return total;
   }
 

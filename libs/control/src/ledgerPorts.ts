@@ -51,8 +51,11 @@ export interface LedgerStore {
     after: string | null,
     limit: number,
   ): Promise<{ refunds: RefundRecord[]; next: string | null }>;
-  /** Drops judged events and refunds older than `before` (events that old are refused at the door). */
-  prune(before: number): Promise<number>;
+  /**
+   * Drops judged events (and ended local runs) stamped before `eventsBefore`, and refunds issued before
+   * `refundsBefore`; bounded per call. Returns how many rows went.
+   */
+  prune(bounds: { eventsBefore: number; refundsBefore: number }): Promise<number>;
 }
 
 /** One ended local open run as stored (core endedRun turns it into an interval). */

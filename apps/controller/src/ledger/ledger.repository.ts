@@ -143,16 +143,25 @@ export class LedgerRepository implements LedgerStore {
     return { refunds: rows.map(toRefund), next: last ? String(last.seq) : after };
   }
 
-  /** Judged events, refunds and ended local runs older than `before`, in bounded batches. */
-  async prune(before: number): Promise<number> {
-    const at = new Date(before);
+  /** Judged events, ended local runs and refunds past their retention, in bounded batches. */
+  async prune(bounds: { eventsBefore: number; refundsBefore: number }): Promise<number> {
+    const events = new Date(bounds.eventsBefore);
     let total = 0;
-    for (const sql of [
-      `DELETE FROM ledger_events WHERE ctid IN (SELECT ctid FROM ledger_events WHERE judged_at IS NOT NULL AND at < $1 LIMIT 5000)`,
-      `DELETE FROM ledger_refunds WHERE ctid IN (SELECT ctid FROM ledger_refunds WHERE at < $1 LIMIT 5000)`,
-      `DELETE FROM local_open_runs WHERE ctid IN (SELECT ctid FROM local_open_runs WHERE last_seen_at < $1 LIMIT 5000)`,
-    ]) {
-      const [, n] = (await this.db.query(sql, [at])) as [unknown, number];
+    for (const [sql, before] of [
+      [
+        `DELETE FROM ledger_events WHERE ctid IN (SELECT ctid FROM ledger_events WHERE judged_at IS NOT NULL AND at < $1 LIMIT 5000)`,
+        events,
+      ],
+      [
+        `DELETE FROM local_open_runs WHERE ctid IN (SELECT ctid FROM local_open_runs WHERE last_seen_at < $1 LIMIT 5000)`,
+        events,
+      ],
+      [
+        `DELETE FROM ledger_refunds WHERE ctid IN (SELECT ctid FROM ledger_refunds WHERE at < $1 LIMIT 5000)`,
+        new Date(bounds.refundsBefore),
+      ],
+    ] as const) {
+      const [, n] = (await this.db.query(sql, [before])) as [unknown, number];
       total += Number(n ?? 0);
     }
     return total;

@@ -19,6 +19,13 @@ export const MAX_LEDGER_EVENT_COUNT = 1000;
  * event pruned after judgement cannot come back as new and be refunded again.
  */
 export const MAX_LEDGER_EVENT_AGE_MS = 24 * 3_600_000;
+/**
+ * Judged events (and the history kept for them) are dropped this long after their time: twice the
+ * age bound, so a replay of a dropped event is already refused at the door.
+ */
+export const LEDGER_EVENT_RETENTION_MS = 2 * MAX_LEDGER_EVENT_AGE_MS;
+/** Refunds stay pageable this long after they were issued (a fleet's refund job may be down for days). */
+export const LEDGER_REFUND_RETENTION_MS = 7 * 24 * 3_600_000;
 /** An event stamped later than receipt by up to this much is taken as received now (clock skew). */
 export const MAX_LEDGER_EVENT_SKEW_MS = 5 * 60_000;
 
