@@ -122,5 +122,4 @@ describe.each(homes)('LedgerStore contract: %s', (name, make) => {
       duplicates: 1,
     });
   });
-  });
 });
