@@ -119,6 +119,11 @@ export async function runS6Strategy(
   sim.every(1000 / demandPerSec, 0, durationMs - 30_000, () => {
     arrived += 1;
     queue.add(`u-${String(arrived).padStart(6, '0')}`, poisonAt.has(arrived));
+    // the queue wakes an idle consumer (a long poll answering), in turn
+    for (let k = 0; k < consumers.length && queue.backlog() > 0; k++) {
+      const c = consumers[(arrived + k) % consumers.length]!;
+      if (c.idle()) c.pump();
+    }
   });
   for (let k = 0; k < S6_FLAPS; k++) {
     const start = S6_FIRST_OUTAGE_MS + k * (S6_OUTAGE_MS + S6_UP_MS);

@@ -28,6 +28,11 @@ export class QueueConsumer {
     private readonly prefetch: number,
   ) {}
 
+  /** holds nothing: a unit that arrives may wake it (a consumer blocked on its breaker is not woken) */
+  idle(): boolean {
+    return this.held.length === 0;
+  }
+
   /** work waiting for this instance (reported as backlog to the SDK) */
   backlog(): number {
     return this.held.filter((h) => !h.calling).length;
