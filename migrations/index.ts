@@ -8,6 +8,7 @@ import { Archival1764900000000 } from './1764900000000-Archival.js';
 import { HotPresence1765000000000 } from './1765000000000-HotPresence.js';
 import { Webhooks1765100000000 } from './1765100000000-Webhooks.js';
 import { OperatorLog1765100600000 } from './1765100600000-OperatorLog.js';
+import { Ledger1765300000000 } from './1765300000000-Ledger.js';
 
 export const migrations = [
   Spine1764684000000,
@@ -19,4 +20,5 @@ export const migrations = [
   HotPresence1765000000000,
   Webhooks1765100000000,
   OperatorLog1765100600000,
+  Ledger1765300000000,
 ];

@@ -28,3 +28,4 @@ export * from './plan/Plan.js';
 export * from './global/StateVersion.js';
 export * from './pool/PoolVersion.js';
 export * from './scope/BreakerScope.js';
+export * from './ledger/Refund.js';
