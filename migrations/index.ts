@@ -8,6 +8,7 @@ import { Archival1764900000000 } from './1764900000000-Archival.js';
 import { HotPresence1765000000000 } from './1765000000000-HotPresence.js';
 import { Webhooks1765100000000 } from './1765100000000-Webhooks.js';
 import { OperatorLog1765100600000 } from './1765100600000-OperatorLog.js';
+import { Ledger1765300000000 } from './1765300000000-Ledger.js';
 import { TransparencyLog1765500000000 } from './1765500000000-TransparencyLog.js';
 
 export const migrations = [
@@ -20,5 +21,6 @@ export const migrations = [
   HotPresence1765000000000,
   Webhooks1765100000000,
   OperatorLog1765100600000,
+  Ledger1765300000000,
   TransparencyLog1765500000000,
 ];

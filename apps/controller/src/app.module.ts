@@ -20,6 +20,7 @@ import { TransitionsModule } from './transitions/transitions.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 import { TelemetryModule } from './telemetry/telemetry.module.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
+import { LedgerModule } from './ledger/ledger.module.js';
 
 /** The controller. Features add one import line each. */
 @Module({})
@@ -48,6 +49,7 @@ export class AppModule {
         WebhooksModule,
         TelemetryModule,
         DashboardModule,
+        LedgerModule,
       ],
     };
   }

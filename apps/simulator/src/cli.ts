@@ -11,6 +11,8 @@ import { findScenario, SCENARIOS } from './scenarios/index.js';
 import { resultJson, runScenario, type ScenarioResult } from './scenarios/runScenario.js';
 import { runLabel, type Scenario } from './scenarios/Scenario.js';
 import { STRATEGIES } from './strategies/index.js';
+import { runS6, S6 } from './scenarios/S6.js';
+import { s6Chart, s6Json, s6Markdown, s6Table } from './scenarios/S6report.js';
 import { parseArgs, USAGE, type CliArgs } from './cliArgs.js';
 
 function write(file: string, text: string): void {
@@ -97,7 +99,24 @@ export function markdownFor(result: ScenarioResult): string {
   return out.join('\n');
 }
 
+/** S6 runs a leased work queue over each strategy's fleet: its own runner and table. */
+async function runQueueScenario(args: CliArgs, many: boolean): Promise<void> {
+  const result = await runS6({
+    seed: args.seed,
+    ...(args.instances !== undefined ? { instances: args.instances } : {}),
+    ...(args.strategies ? { strategies: args.strategies } : {}),
+  });
+  console.log(s6Table(result));
+  const json = perScenario(args.json, 'S6', many);
+  if (json) write(json, JSON.stringify(s6Json(result), null, 1) + '\n');
+  const chart = perScenario(args.chart, 'S6', many);
+  if (chart) write(chart, s6Chart(result));
+  const md = perScenario(args.markdown, 'S6', many);
+  if (md) write(md, s6Markdown(result));
+}
+
 async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise<void> {
+  if (scenario === S6) return runQueueScenario(args, many);
   if (scenario.needs) {
     console.log(
       `${scenario.id} — ${scenario.title}\n  needs ${scenario.needs}; not simulated (never faked)\n`,

@@ -3,7 +3,7 @@ import { PROVIDER_MODELS, type ProviderModel } from './provider/Provider.js';
 
 export const USAGE = `usage: npm run sim -- <scenario>|all|list|live [options]
 
-  scenario             S1, S2, S3, S7 (S4, S5, S6, S8 say what they need); all; list; live
+  scenario             S1, S2, S3, S6, S7 (S4, S5, S8 say what they need); all; list; live
   --provider M         simple | collapse: the provider model (default simple)
   --outage-s N         the outage lasts N seconds (scenarios with an outage)
   --capacity F         the provider comes back with this fraction of its capacity, in (0, 1]

@@ -24,3 +24,11 @@ export { HttpTransport } from './transport/HttpTransport.js';
 export type { HttpTransportOptions } from './transport/HttpTransport.js';
 export type { Transport, ProbeLeaseRequest } from './transport/Transport.js';
 export { INSTRUMENTATION_SCOPE } from './telemetry/SdkTelemetry.js';
+export { LedgerClient } from './ledger/Ledger.js';
+export type {
+  ApplyRefundsOptions,
+  LedgerClientOptions,
+  LedgerEventInput,
+  LedgerRefund,
+  RefundCursorStore,
+} from './ledger/Ledger.js';

@@ -10,6 +10,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ControlPlane } from './ControlPlane.js';
+import type { PresenceStore } from './ports.js';
 import { createMemoryControlPlane, type MemoryControl } from './memory/MemoryControlPlane.js';
 
 const TTL = 5000;
@@ -165,6 +166,67 @@ describe('ControlPlane: probe leases', () => {
     const grant = await ask();
     expect(grant.fencing).toBeGreaterThan(0);
     expect(stateOf(control)).toBe('probing');
+  });
+});
+
+describe('ControlPlane: routine heartbeats while RAMPING', () => {
+  it('writes an unchanged, not locally open heartbeat of a RAMPING breaker behind; a changed or open one through', async () => {
+    const body = defaultPoolBody([DEP]);
+    const { clock, control } = setup(0, { pools: [{ id: 'p', ...body, probe: { ...body.probe, probesToPass: 1 } }] });
+    const ids = ['a', 'b', 'c'];
+    for (const i of ids) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ids) await beat(control.plane, i, 'open');
+    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+    await beat(control.plane, 'a', 'paused');
+    const grant = await control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
+    await control.plane.probeResult(grant.token, { outcome: 'success', latencyMs: 20 });
+    expect(stateOf(control)).toBe('ramping');
+
+    const through: boolean[] = [];
+    // the memory store writes every report at once; what matters here is what the plane asks of it
+    const presence: PresenceStore = control.presence;
+    const record = presence.record.bind(presence);
+    presence.record = (hb, verdicts, now, routine) => {
+      through.push(!routine);
+      return record(hb, verdicts, now, routine);
+    };
+    await beat(control.plane, 'b', 'closed'); // open → closed: a change, written through
+    await beat(control.plane, 'b', 'closed'); // unchanged: behind
+    clock.advance(200); // within the view (BREAKER_VIEW_MS) and the CLOSED-only refresh window
+    await beat(control.plane, 'b', 'closed'); // unchanged again: behind, and still written (a ramp's division reads its demand)
+    await beat(control.plane, 'b', 'open'); // locally open: through
+    expect(through).toEqual([true, false, false, true]);
+    expect(stateOf(control)).toBe('ramping');
+  });
+});
+
+describe('ControlPlane: liveness of a lease asker', () => {
+  it('knows an instance it stored within the TTL is live without a read, and refuses it once the TTL has passed', async () => {
+    const body = defaultPoolBody([DEP]);
+    const { clock, control } = setup(0, { pools: [{ id: 'p', ...body, probe: { ...body.probe, leases: 'live' } }] });
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'open');
+    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+    await control.plane.tick();
+    expect(stateOf(control)).toBe('probing');
+    const presence: PresenceStore = control.presence;
+    const isLive = presence.isLive.bind(presence);
+    let reads = 0;
+    presence.isLive = (...args) => {
+      reads += 1;
+      return isLive(...args);
+    };
+    await beat(control.plane, 'a', 'paused');
+    const heardAt = clock.now();
+    const ask = () => control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
+    clock.set(heardAt + TTL - 1);
+    await expect(ask()).resolves.toMatchObject({ fencing: expect.any(Number) });
+    expect(reads).toBe(0);
+    clock.set(heardAt + TTL);
+    await expect(ask()).rejects.toMatchObject({ kind: 'conflict' });
+    expect(reads, 'past the TTL the store is asked').toBe(1);
   });
 });
 

@@ -15,6 +15,7 @@ import {
   findIsolated,
   fleetDemand,
   instanceDemand,
+  isLive,
   isLocallyOpen,
   onProbeResult,
   onQuorum,
@@ -203,22 +204,25 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     }));
     if (this.breakerIds.size >= MAX_VIEW_ENTRIES) this.breakerIds.clear();
     for (const v of verdicts) this.breakerIds.set(`${group}\u0000${v.verdict.dependency}`, v.breakerId);
-    // routine: every breaker CLOSED in the view, nothing locally open, each state as last stored here.
-    // Such a heartbeat cannot change a decision: it is written behind (or not at all while the rows
-    // this replica wrote are younger than REFRESH_FRACTION of the TTL: they are live either way) and
-    // answered from the view. Anything else is written through and evaluated (with the other
+    // routine: every breaker CLOSED or RAMPING in the view, nothing locally open, each state as last
+    // stored here. Such a heartbeat cannot change a decision (quorum is judged only while CLOSED; a
+    // ramp is judged on its step evidence): it is written behind and answered from the view. A
+    // CLOSED-only heartbeat is not written at all while the rows this replica wrote are younger than
+    // REFRESH_FRACTION of the TTL (they are live either way; a ramp's division reads their demand, so
+    // those are always written). Anything else is written through and evaluated (with the other
     // heartbeats waiting) before the answer.
     const shown = verdicts.map((v) => this.viewOf(v.breakerId, now));
     const last = verdicts.map((v) => this.reported.get(reportKey(v.breakerId, instanceId)));
     const routine = verdicts.every(
       (v, i) =>
-        shown[i]?.breaker.globalState.state === 'closed' &&
+        isRoutineState(shown[i]?.breaker.globalState.state) &&
         !isLocallyOpen(v.verdict.state) &&
         last[i]?.state === v.verdict.state,
     );
     const refreshAfterMs = this.settings.heartbeatTtlMs * REFRESH_FRACTION;
     const fresh =
       routine &&
+      shown.every((s) => s?.breaker.globalState.state === 'closed') &&
       last.every((l) => l !== undefined && now - l.writtenAt < refreshAfterMs && now >= l.writtenAt);
     const written = fresh ? Promise.resolve() : presence.record(heartbeat, verdicts, now, routine);
     let evaluated: Map<string, Evaluated>;
@@ -556,7 +560,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       );
     }
     // tokens go to live instances of the group: an id that never heartbeated has no call to probe with
-    if (!(await this.ports.presence.isLive(breaker.id, req.instanceId, this.ports.clock.now()))) {
+    if (!(await this.isLiveHere(breaker.id, req.instanceId))) {
       throw new ControlError(
         'conflict',
         `instanceId "${req.instanceId}" has no live heartbeat for dependency "${dependency}": probe tokens go to live instances of the group`,
@@ -586,7 +590,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       }),
     );
     if (got.kind === 'granted' || got.kind === 'held') {
-      if (got.kind === 'granted') await this.announceGrant(breaker, req.instanceId, got.fencing);
+      // not awaited: the token stands in the lease store whether or not its announcement (metrics,
+      // the live view; no decision reads it) commits, and the answer need not wait for Postgres
+      if (got.kind === 'granted')
+        this.announceGrant(breaker, req.instanceId, got.fencing).catch((err: unknown) =>
+          this.warn(`grant of ${breaker.id} to ${req.instanceId} not announced: ${(err as Error).message}`),
+        );
       return { token: got.token, fencing: got.fencing, validForMs: got.validForMs };
     }
     if (got.kind === 'refused') {
@@ -597,6 +606,18 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       });
     }
     throw new Error('lease store answered "none" to a grant');
+  }
+
+  /**
+   * Whether the instance has a live verdict on the breaker: known without a read when this process
+   * stored its report within the TTL (a routine report may wait WRITE_BEHIND_MS in a buffer, but it
+   * was answered as live), else asked of the store.
+   */
+  private async isLiveHere(breakerId: string, instanceId: string): Promise<boolean> {
+    const now = this.ports.clock.now();
+    const stored = this.reported.get(reportKey(breakerId, instanceId));
+    if (stored && isLive({ lastSeenAt: stored.writtenAt }, now, this.settings.heartbeatTtlMs)) return true;
+    return this.ports.presence.isLive(breakerId, instanceId, now);
   }
 
   /**
@@ -965,11 +986,16 @@ function staleToken(): ControlError {
   );
 }
 
-/** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
 function reportKey(breakerId: string, instanceId: string): string {
   return `${breakerId}\u0000${instanceId}`;
 }
 
+/** Global states whose unchanged, not locally open heartbeats decide nothing (see heartbeat). */
+function isRoutineState(state: GlobalState | undefined): boolean {
+  return state === 'closed' || state === 'ramping';
+}
+
+/** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
 function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
   const own: LiveDemand = { instanceId, demand: positiveDemand(verdict.demand) };
   return [...live.filter((l) => l.instanceId !== instanceId), own];

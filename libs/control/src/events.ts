@@ -22,7 +22,9 @@ export type ControlEventType =
   /** a probe lease was refused (once per breaker, epoch and reason) */
   | 'probe.denied'
   /** probe tokens expired unused (their holders are passed over in this epoch) */
-  | 'probe.expired';
+  | 'probe.expired'
+  /** reconciliation refunded reclaims or attempts of a breaker's work units (counts per commit) */
+  | 'ledger.refunded';
 
 export interface TransitionEventData {
   group: string;

@@ -6,3 +6,5 @@ export * from './ControlError.js';
 export * from './ControlPlane.js';
 export * from './withAudit.js';
 export * from './memory/index.js';
+export * from './ledgerPorts.js';
+export * from './Reconciliation.js';

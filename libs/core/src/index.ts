@@ -28,4 +28,5 @@ export * from './plan/Plan.js';
 export * from './global/StateVersion.js';
 export * from './pool/PoolVersion.js';
 export * from './scope/BreakerScope.js';
+export * from './ledger/Refund.js';
 export * from './receipts/index.js';

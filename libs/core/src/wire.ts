@@ -83,8 +83,11 @@ export interface BreakerPlan {
   global: {
     state: GlobalState;
     epoch: number;
+    /** the ramp's moves in this epoch while RAMPING (0, 1, 2, …; not an index into the pool's steps) */
     step: number | null;
     steps: number;
+    /** while RAMPING: the fraction of each admitted class's capacity the ramp admits now; else null */
+    level?: number | null;
     quorum: QuorumFiguresWire;
   };
   allowance: { validForMs: number; classes: Record<TrafficClass, ClassAllowance> } | null;

@@ -50,7 +50,7 @@ export async function startReplicas(count: number, env: NodeJS.ProcessEnv = {}):
         RECLOSER_HEARTBEAT_TTL_MS: '1000',
         ...env,
       },
-      readyTimeoutMs: 30_000,
+      readyTimeoutMs: 45_000, // two boots in a row stay within the hook timeout (120 s) on a loaded machine
     });
   const stop = async () => {
     await Promise.all(replicas.map((r) => r.stop()));

@@ -4,7 +4,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { WatchStore } from '@recloser/control';
 import type { Redis } from 'ioredis';
 import { ControllerConfig } from '../config/controller-config.js';
-import { LuaScript } from '../probes/lua-script.js';
+import { LuaScript } from '../redis/lua-script.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 
 // KEYS: 1 the watch's set, 2 the breaker's set of non-empty watches, 3 the set of watched breakers.

@@ -15,7 +15,7 @@ import type {
 } from '@recloser/control';
 import type { ProbeRefusalReason } from '@recloser/core';
 import type { FencingBlocks } from '../pools/fencing.repository.js';
-import { LuaScript } from './lua-script.js';
+import { LuaScript } from '../redis/lua-script.js';
 import { ProbeLeaseKeys } from './probe-lease.keys.js';
 import {
   ARM_SCRIPT,

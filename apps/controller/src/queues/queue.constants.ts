@@ -9,6 +9,8 @@ export enum QueueName {
   Webhooks = 'webhooks',
   /** the dashboard's timeline sampler, apart from the quorum jobs so it never delays them */
   Dashboard = 'dashboard',
+  /** reconciliation of work-unit events into refunds (ledger/), apart so a long pass delays no quorum */
+  Ledger = 'ledger',
 }
 
 /** Jobs a queue's worker runs at once (1 unless named here). */
@@ -32,6 +34,8 @@ export const JobName = {
   SampleTimeline: 'dashboard.sample-timeline',
   /** one attempt to deliver one webhook (webhooks/webhook-deliveries.service.ts) */
   DeliverWebhook: 'webhooks.deliver',
+  /** judge settled work-unit events into refunds, once each (ledger/reconcile.job.ts) */
+  Reconcile: 'ledger.reconcile',
 } as const;
 export type JobName = (typeof JobName)[keyof typeof JobName];
 
@@ -43,6 +47,7 @@ export const JOB_QUEUE: Record<JobName, QueueName> = {
   [JobName.ExpireProbeLeases]: QueueName.Recovery,
   [JobName.SampleTimeline]: QueueName.Dashboard,
   [JobName.DeliverWebhook]: QueueName.Webhooks,
+  [JobName.Reconcile]: QueueName.Ledger,
 };
 
 /** Defaults for every job; a job that fails is not retried blindly, the next period runs it again. */

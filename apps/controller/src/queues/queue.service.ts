@@ -32,8 +32,11 @@ export class QueueService implements OnModuleDestroy {
   }
 
   /** Enqueue once per jobId: the same id while a job is waiting is a no-op (deduplication). */
-  async add(name: JobName, data: object, jobId?: string): Promise<void> {
-    await this.queue(JOB_QUEUE[name]).add(name, data, jobId ? { jobId } : {});
+  async add(name: JobName, data: object, jobId?: string, opts: { delayMs?: number } = {}): Promise<void> {
+    await this.queue(JOB_QUEUE[name]).add(name, data, {
+      ...(jobId ? { jobId } : {}),
+      ...(opts.delayMs ? { delay: opts.delayMs } : {}),
+    });
   }
 
   /**

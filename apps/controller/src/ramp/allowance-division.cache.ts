@@ -8,7 +8,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Allowance, Division, DivisionKey, DivisionStore } from '@recloser/control';
 import type { Redis } from 'ioredis';
 import { ControllerConfig } from '../config/controller-config.js';
-import { LuaScript } from '../probes/lua-script.js';
+import { LuaScript } from '../redis/lua-script.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 
 /** sealed divisions kept in memory (a few periods of a few hundred ramping breakers) */

@@ -53,4 +53,25 @@ describe('RampEvidenceStore', () => {
     expect(await store.add(step, { instanceId: 'new', at: 61_000 }, window(5, 5))).toBe(true);
     expect(await store.sample(step)).toMatchObject({ attempts: 5, successes: 5 });
   });
+
+  it('gives windows added together (one batch) the answers they would get one at a time, in order', async () => {
+    const step = { breakerId: 'b3', epoch: 2, step: 1, stepSince: 20_000 };
+    const answers = await Promise.all([
+      store.add(step, { instanceId: 'a', at: 19_000 }, window(3, 3)),
+      store.add(step, { instanceId: 'b', at: 20_500 }, window(4, 4)),
+      store.add(step, { instanceId: 'a', at: 20_900 }, window(9, 1)),
+      store.add(step, { instanceId: 'a', at: 21_900 }, window(7, 7)),
+      store.add(step, { instanceId: 'b', at: 21_500 }, window(0, 0)),
+      store.add(step, { instanceId: 'b', at: 22_500 }, window(2, 1)),
+    ]);
+    expect(answers).toEqual([false, false, false, true, false, true]);
+    expect(await store.sample(step)).toMatchObject({ attempts: 9, successes: 8 });
+  });
+
+  it('a sample read right after an add that was not awaited includes it', async () => {
+    const step = { breakerId: 'b4', epoch: 1, step: 2, stepSince: 1_000 };
+    await store.add(step, { instanceId: 'i', at: 1_500 }, window(1, 1));
+    void store.add(step, { instanceId: 'i', at: 2_500 }, window(5, 4));
+    expect(await store.sample(step)).toMatchObject({ attempts: 5, successes: 4 });
+  });
 });

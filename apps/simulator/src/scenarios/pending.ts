@@ -21,15 +21,6 @@ export const S5: Scenario = {
   params: S1.params,
 };
 
-export const S6: Scenario = {
-  id: 'S6',
-  title: 'the breaker flaps 10 times; the queue quarantines work after 5 reclaims',
-  mustHold:
-    'no healthy work unit is quarantined; a genuinely poison unit still is; no refund is issued twice',
-  needs: 'reconciliation (the reclaim ledger and refunds are not built yet)',
-  params: S1.params,
-};
-
 export const S8: Scenario = {
   id: 'S8',
   title: 'two regions draw on one global provider quota',

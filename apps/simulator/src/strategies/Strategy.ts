@@ -1,6 +1,7 @@
 // A strategy is what every instance of a fleet runs in front of the provider. The scenario builds
 // the fleet, the provider and the workload; the strategy supplies the gates and anything that
 // coordinates them (for recloser, the SDK instances and an in-memory controller).
+import type { MemoryControl } from '@recloser/control';
 import type { GlobalState, PoolConfig } from '@recloser/core';
 import type { Simulation } from '../engine/Simulation.js';
 import type { Recorder } from '../metrics/Recorder.js';
@@ -41,6 +42,8 @@ export interface Fleet {
   pool?(): PoolConfig;
   /** instances the controller reported isolated (open while the group is closed) during the run */
   isolated?(): string[];
+  /** the controller's control layer on memory ports and its timings (recloser): S6 reconciles through it */
+  control?(): { memory: MemoryControl; settings: { heartbeatIntervalMs: number; heartbeatTtlMs: number } };
 }
 
 export interface Strategy {

@@ -142,6 +142,10 @@ export const recloser: Strategy = {
       globalLevel: () => currentLevel(controller.global, controller.options.pool),
       pool: () => controller.options.pool,
       isolated: () => controller.isolated(),
+      control: () => ({
+        memory: controller.control,
+        settings: { heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS, heartbeatTtlMs: HEARTBEAT_TTL_MS },
+      }),
     };
   },
 };

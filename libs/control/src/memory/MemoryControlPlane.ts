@@ -2,11 +2,14 @@
 // port contract suite and of the differential test against the real controller.
 import { DEFAULT_QUORUM, type Clock, type PoolConfig, type QuorumPolicy, type Rng } from '@recloser/core';
 import { ControlPlane, type ControlHooks } from '../ControlPlane.js';
+import { Reconciliation } from '../Reconciliation.js';
 import type { ControlSettings } from '../ports.js';
 import { MemoryBreakers } from './MemoryBreakers.js';
 import { MemoryDivisions } from './MemoryDivisions.js';
 import { MemoryEventLog } from './MemoryEventLog.js';
 import { MemoryGroups } from './MemoryGroups.js';
+import { MemoryHistory } from './MemoryHistory.js';
+import { MemoryLedger } from './MemoryLedger.js';
 import { MemoryLeases } from './MemoryLeases.js';
 import { MemoryPools } from './MemoryPools.js';
 import { MemoryPresence } from './MemoryPresence.js';
@@ -33,6 +36,9 @@ export interface MemoryControl {
   divisions: MemoryDivisions;
   watches: MemoryWatches;
   events: MemoryEventLog;
+  /** reconciliation (issue 11) over the memory ledger and the breakers' own history */
+  reconciliation: Reconciliation;
+  ledger: MemoryLedger;
 }
 
 export function createMemoryControlPlane(opts: MemoryControlOptions): MemoryControl {
@@ -64,5 +70,10 @@ export function createMemoryControlPlane(opts: MemoryControlOptions): MemoryCont
   const plane = new ControlPlane({ ...parts, clock, rng }, settings, opts.hooks ?? {});
   // the control layer's own consumer: tokens of a breaker that left PROBING are released
   events.subscribe((e) => plane.handle(e));
-  return { plane, ...parts };
+  const ledger = new MemoryLedger(clock);
+  const reconciliation = new Reconciliation(
+    { ledger, history: new MemoryHistory(breakers, presence), breakers, events, clock },
+    settings,
+  );
+  return { plane, ...parts, reconciliation, ledger };
 }

@@ -3,7 +3,10 @@
 // costs O(1) per heartbeat rather than a scan of the fleet: a 5,000-instance simulation stays fast.
 // It assumes the clock never goes back (one controller clock); given an older `now`, reads scan.
 import { isLive, isLocallyOpen, nextOpenSince, positiveDemand, type BreakerVerdict } from '@recloser/core';
+import type { StoredRun } from '../ledgerPorts.js';
 import type { LiveCounts, LiveDemand, PresenceStore, VerdictRow } from '../ports.js';
+
+const MAX_ENDED_RUNS = 64;
 
 interface BreakerRows {
   /** rows whose last heartbeat may still be live, oldest heartbeat first */
@@ -21,6 +24,8 @@ export class MemoryPresence implements PresenceStore {
   /** instances and their region, as the controller's `instances` table */
   readonly instances = new Map<string, { group: string; region: string; lastSeenAt: number }>();
   private readonly perGroup = new Map<string, number>();
+  /** ended local open runs per (breaker, instance), the latest MAX_ENDED_RUNS (reconciliation reads them) */
+  readonly endedRuns = new Map<string, StoredRun[]>();
 
   constructor(
     private readonly heartbeatTtlMs: number,
@@ -48,12 +53,15 @@ export class MemoryPresence implements PresenceStore {
       if (rows.live.delete(heartbeat.instanceId) && previous && isLocallyOpen(previous.state)) rows.open -= 1;
       rows.stale.delete(heartbeat.instanceId);
       const open = isLocallyOpen(verdict.state);
+      const openSince = nextOpenSince(previous, open, now, this.heartbeatTtlMs);
+      if (previous && previous.openSince !== null && openSince !== previous.openSince)
+        this.endRun(breakerId, heartbeat.instanceId, { ...previous, openSince: previous.openSince }, now);
       rows.live.set(heartbeat.instanceId, {
         instanceId: heartbeat.instanceId,
         region: heartbeat.region,
         state: verdict.state,
         lastSeenAt: now,
-        openSince: nextOpenSince(previous, open, now, this.heartbeatTtlMs),
+        openSince,
         evidence: verdict.evidence,
         demand: positiveDemand(verdict.demand),
         reportedSince: verdict.since ?? null,
@@ -121,6 +129,26 @@ export class MemoryPresence implements PresenceStore {
     let n = 0;
     for (const i of this.instances.values()) if (isLive(i, now, this.heartbeatTtlMs)) n += 1;
     return n;
+  }
+
+  /** The stored verdict row of one instance on one breaker, live or not. */
+  row(breakerId: string, instanceId: string): VerdictRow | undefined {
+    const rows = this.byBreaker.get(breakerId);
+    return rows?.live.get(instanceId) ?? rows?.stale.get(instanceId);
+  }
+
+  /** As the controller's verdicts trigger does: the run that a close (or a lapse) ended. */
+  private endRun(
+    breakerId: string,
+    instanceId: string,
+    previous: { openSince: number; lastSeenAt: number },
+    now: number,
+  ): void {
+    const key = `${breakerId}\u0000${instanceId}`;
+    const runs = this.endedRuns.get(key) ?? [];
+    runs.push({ openSince: previous.openSince, lastSeenAt: previous.lastSeenAt, nextSeenAt: now });
+    if (runs.length > MAX_ENDED_RUNS) runs.shift();
+    this.endedRuns.set(key, runs);
   }
 
   private rowsOf(breakerId: string): BreakerRows {

@@ -8,3 +8,5 @@ export * from './MemoryPools.js';
 export * from './MemoryPresence.js';
 export * from './MemoryStepEvidence.js';
 export * from './MemoryWatches.js';
+export * from './MemoryLedger.js';
+export * from './MemoryHistory.js';

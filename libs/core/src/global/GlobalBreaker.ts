@@ -222,7 +222,7 @@ export function admittedLevel(s: Pick<GlobalBreakerState, 'state' | 'level'>): n
  */
 export function currentLevel(
   s: Pick<GlobalBreakerState, 'state' | 'level'>,
-  pool: PoolConfig,
+  pool: Pick<PoolConfig, 'ramp'>,
 ): number | null {
   if (s.state !== 'ramping') return null;
   return Math.min(topLevel(pool.ramp), s.level ?? startLevel(pool.ramp));

@@ -14,7 +14,7 @@ function input(state: GlobalState, over: Partial<PlanInput> = {}): PlanInput {
   return {
     breakerId: 'b-1',
     dependency: 'llm-provider',
-    global: { state, epoch: 7, step: state === 'ramping' ? 2 : null },
+    global: { state, epoch: 7, step: state === 'ramping' ? 2 : null, level: state === 'ramping' ? 0.1 : null },
     quorum: { open: 212, live: 300, threshold: 150 },
     pool,
     allowance: share,
@@ -34,6 +34,7 @@ describe('buildPlan', () => {
         epoch: 7,
         step: 2,
         steps: 6,
+        level: 0.1,
         quorum: { open: 212, live: 300, threshold: 150 },
       },
       allowance: { validForMs: 5000, classes: share },
@@ -61,6 +62,15 @@ describe('buildPlan', () => {
         global: { state: s, step: null },
       });
     }
+  });
+
+  it('tells the level a ramp admits (the first step when none is stored), and none outside a ramp', () => {
+    const at = (state: GlobalState, level: number | null) =>
+      buildPlan(input(state, { global: { state, epoch: 7, step: 3, level } })).global.level;
+    expect(at('ramping', 0.37)).toBe(0.37);
+    expect(at('ramping', null)).toBe(0.01);
+    expect(at('ramping', 4)).toBe(1); // never above the top step
+    for (const s of ['closed', 'open', 'probing'] as const) expect(at(s, 0.37)).toBeNull();
   });
 
   it('passes a fallback plan through', () => {

@@ -1,14 +1,14 @@
 // The one place that shapes what an instance is told about a breaker in a heartbeat response.
 // The controller and the simulator both call it, so an instance cannot be told one thing by the
 // real controller and another by the simulated one.
-import type { GlobalBreakerState } from '../global/GlobalBreaker.js';
+import { currentLevel, type GlobalBreakerState } from '../global/GlobalBreaker.js';
 import type { PoolConfig } from '../pool/PoolConfig.js';
 import type { BreakerPlan, ClassAllowance, ProbeGrant, QuorumFiguresWire, TrafficClass } from '../wire.js';
 
 export interface PlanInput {
   breakerId: string;
   dependency: string;
-  global: Pick<GlobalBreakerState, 'state' | 'epoch' | 'step'>;
+  global: Pick<GlobalBreakerState, 'state' | 'epoch' | 'step'> & Partial<Pick<GlobalBreakerState, 'level'>>;
   quorum: QuorumFiguresWire;
   pool: Pick<PoolConfig, 'ramp'>;
   /** this instance's share of the current step (divideAllowances(...).get(instanceId)), or null */
@@ -46,6 +46,7 @@ export function buildPlan(input: PlanInput): BreakerPlan {
       epoch: g.epoch,
       step: ramping ? g.step : null,
       steps: input.pool.ramp.steps.length,
+      level: currentLevel({ state: g.state, level: g.level ?? null }, input.pool),
       quorum: { open: input.quorum.open, live: input.quorum.live, threshold: input.quorum.threshold },
     },
     allowance: ramping ? { validForMs: Math.max(0, input.validForMs), classes } : null,

@@ -8,6 +8,12 @@ export class PlanGlobalDto {
   @ApiProperty() epoch: number;
   @ApiProperty({ type: Number, nullable: true }) step: number | null;
   @ApiProperty() steps: number;
+  @ApiPropertyOptional({
+    type: Number,
+    nullable: true,
+    description: 'while RAMPING: the fraction of each admitted class’s capacity admitted now (step counts the ramp’s moves)',
+  })
+  level?: number | null;
   @ApiProperty({ type: QuorumFiguresDto }) quorum: QuorumFiguresDto;
 }
 

@@ -1,0 +1,32 @@
+// The reconciliation job: repeatable on one worker across replicas, and enqueued again (delayed by
+// the time an event needs to settle) whenever a breaker closes. Two runs at once are harmless: the
+// ledger store serializes passes and writes a refund at most once per event.
+import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Reconciliation } from '@recloser/control';
+import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
+import { JobName } from '../queues/queue.constants.js';
+import { QueueService } from '../queues/queue.service.js';
+
+export const RECONCILE_EVERY_MS = 5000;
+
+@Injectable()
+@JobHandler(JobName.Reconcile)
+export class ReconcileJob implements JobHandlerInstance, OnApplicationBootstrap {
+  private readonly logger = new Logger(ReconcileJob.name);
+
+  constructor(
+    private readonly reconciliation: Reconciliation,
+    private readonly queues: QueueService,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queues.every(JobName.Reconcile, RECONCILE_EVERY_MS);
+  }
+
+  async handle(): Promise<{ judged: number; refunded: number }> {
+    const done = await this.reconciliation.run();
+    if (done.refunded > 0)
+      this.logger.log(`${done.refunded} refund(s) issued for ${done.judged} event(s) judged`);
+    return done;
+  }
+}
