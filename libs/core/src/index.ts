@@ -28,3 +28,6 @@ export * from './plan/Plan.js';
 export * from './global/StateVersion.js';
 export * from './pool/PoolVersion.js';
 export * from './scope/BreakerScope.js';
+export * from './domain/FailureDomain.js';
+export * from './region/RegionalVerdict.js';
+export * from './region/ShiftPlan.js';
