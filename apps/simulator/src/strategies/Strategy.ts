@@ -4,6 +4,7 @@
 import type { GlobalState, PoolConfig } from '@recloser/core';
 import type { Simulation } from '../engine/Simulation.js';
 import type { Recorder } from '../metrics/Recorder.js';
+import type { RegionalFigures } from '../regions/RegionalFigures.js';
 import type { Provider } from '../provider/Provider.js';
 import type { CallGate } from '../workload/CallGate.js';
 import type { Worker, WorkloadOptions } from '../workload/Worker.js';
@@ -41,6 +42,8 @@ export interface Fleet {
   pool?(): PoolConfig;
   /** instances the controller reported isolated (open while the group is closed) during the run */
   isolated?(): string[];
+  /** regional strategies (S4, S8): opens per scope, shift velocity, probe tokens in flight */
+  regionalFigures?(): RegionalFigures;
 }
 
 export interface Strategy {

@@ -59,6 +59,25 @@ describe('decideRegional', () => {
     expect(decideRegional(spread, P).pool).toBe('open');
   });
 
+  it('a region already region_open stays so while at quorum, even while the rest is briefly unsettled', () => {
+    const unsettled: RegionHealth[] = [
+      failed('a'),
+      { ...healthy('b'), errorRate: 0.5 },
+      healthy('c'),
+      healthy('d'),
+    ];
+    expect(verdicts(unsettled).a).toBe('closed');
+    const kept = decideRegional(unsettled, P, new Map([['a', 'region_open']]));
+    expect(kept.regions[0]!.verdict).toBe('region_open');
+    // but never once the pool reached quorum
+    const global = decideRegional(
+      [failed('a'), failed('b'), healthy('c')],
+      P,
+      new Map([['a', 'region_open']]),
+    );
+    expect(global.regions[0]!.verdict).toBe('open');
+  });
+
   it('a region taking moved traffic faster than the plans allow is shift_throttled', () => {
     const b = { ...healthy('b'), shiftedInRate: 50, shiftAllowedRate: 20 };
     expect(verdicts([failed('a'), b, healthy('c')])).toMatchObject({

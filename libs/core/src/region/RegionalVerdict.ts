@@ -87,7 +87,16 @@ function clamp01(x: number): number {
  * Every region's verdict from the regions' live pictures. Regions without live instances are
  * `closed` (nobody to judge them) and do not count toward the share of regions at quorum.
  */
-export function decideRegional(rows: readonly RegionHealth[], policy: RegionalPolicy): RegionalDecision {
+export function decideRegional(
+  rows: readonly RegionHealth[],
+  policy: RegionalPolicy,
+  /**
+   * the verdicts of the previous evaluation: a region already set apart stays `region_open` while
+   * it is at quorum and the pool is not (a second region failing must not flip the first back and
+   * forth between regional and nothing while the rest of the pool is briefly unsettled)
+   */
+  previous?: ReadonlyMap<string, RegionalVerdictKind>,
+): RegionalDecision {
   const liveRows = rows.filter((r) => r.live > 0);
   const totalLive = liveRows.reduce((s, r) => s + r.live, 0);
   const totalOpen = liveRows.reduce((s, r) => s + Math.min(r.open, r.live), 0);
@@ -119,7 +128,7 @@ export function decideRegional(rows: readonly RegionHealth[], policy: RegionalPo
       // the regions below their quorum must be healthy: errors concentrated where quorum was reached
       const rest = liveRows.filter((o) => !atQuorum.includes(o.region));
       const restHealthy = rest.length > 0 && weighted(rest, (o) => o.errorRate) <= policy.healthyErrorRate;
-      if (restHealthy)
+      if (restHealthy || previous?.get(r.region) === 'region_open')
         return {
           ...base,
           verdict: 'region_open',

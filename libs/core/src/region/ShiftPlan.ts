@@ -37,6 +37,11 @@ export interface ShiftPolicy {
   maxShiftMs: number;
   /** a rate reversed below this is dropped to zero */
   minRatePerSec: number;
+  /**
+   * a receiver takes at most this share of its headroom (in (0, 1]): its own load moves from one
+   * window to the next, and moved traffic must not be what tips it over
+   */
+  headroomShare: number;
 }
 
 export const DEFAULT_SHIFT_POLICY: ShiftPolicy = {
@@ -48,6 +53,7 @@ export const DEFAULT_SHIFT_POLICY: ShiftPolicy = {
   stepMs: 5000,
   maxShiftMs: 30 * 60_000,
   minRatePerSec: 0.5,
+  headroomShare: 0.8,
 };
 
 export interface ShiftInput {
@@ -158,7 +164,7 @@ export function planShift(
     if (w === undefined) continue;
     if (errorOf(r) > srcError + policy.healthMargin) continue;
     const headroom = headroomOf(r);
-    const rate = Math.min(w, headroom);
+    const rate = Math.min(w, headroom * Math.min(1, Math.max(0, policy.headroomShare)));
     if (rate > 0) capped.push({ region: r.region, ratePerSec: rate, headroomPerSec: headroom });
   }
   const total = capped.reduce((s, r) => s + r.ratePerSec, 0);
