@@ -31,3 +31,4 @@ export * from './scope/BreakerScope.js';
 export * from './domain/FailureDomain.js';
 export * from './region/RegionalVerdict.js';
 export * from './region/ShiftPlan.js';
+export * from './region/HealthSignature.js';

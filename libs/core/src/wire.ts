@@ -1,5 +1,6 @@
 // The REST wire types of docs/api.md, shared by the controller, the SDK and the simulator so all
 // three speak exactly one contract. Field names are public: add, never rename or remove.
+import type { BreakerHealthSignature } from './region/HealthSignature.js';
 
 /** The classified result of one call (see outcome/Outcome.ts for the classification table). */
 export type Outcome =
@@ -115,4 +116,9 @@ export interface BreakerSummary {
   quorum: QuorumFiguresWire;
   step: number | null;
   steps: number;
+  /**
+   * the health signature (error rate and saturation of the breaker's region and of every live
+   * instance reporting on it), on GET /v1/breakers and the admin detail
+   */
+  health?: BreakerHealthSignature;
 }

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { figuresFromCounts, type LiveCounts } from '@recloser/control';
-import { type BreakerSummary, type Clock, DEFAULT_QUORUM, type QuorumFiguresWire } from '@recloser/core';
+import {
+  type BreakerSummary,
+  type Clock,
+  DEFAULT_QUORUM,
+  healthSignature,
+  type QuorumFiguresWire,
+} from '@recloser/core';
 import { Repository } from 'typeorm';
 import { decodeCursor, type Page, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
 import { ControllerConfig } from '../config/controller-config.js';
@@ -60,7 +66,14 @@ export class BreakersService {
   }
 
   async summarise(rows: BreakerEntity[]): Promise<BreakerSummary[]> {
-    return (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
+    const summaries = (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
+    // the health signature reads the breakers' live verdict rows: on the list and the detail only
+    const now = this.clock.now();
+    const ttl = this.config.heartbeatTtlMs;
+    const health = await Promise.all(
+      rows.map(async (b) => healthSignature(await this.verdicts.rows(b.id, now - ttl), b.region, now, ttl)),
+    );
+    return summaries.map((s, i) => ({ ...s, health: health[i]! }));
   }
 
   /** Summaries (live figures while CLOSED, the opening decision's otherwise) and each breaker's live counts. */

@@ -11,6 +11,7 @@ import {
   DEFAULT_REGIONAL_POLICY,
   DEFAULT_SHIFT_POLICY,
   decideRegional,
+  healthFigures,
   isLive,
   isLocallyOpen,
   planShift,
@@ -24,7 +25,7 @@ import {
   type ShiftRegion,
   type ShiftState,
 } from '@recloser/core';
-import type { BreakerRecord, PresenceReader, VerdictRow } from '../ports.js';
+import type { BreakerRecord, PresenceReader } from '../ports.js';
 
 export interface RegionSource {
   region: string;
@@ -67,13 +68,6 @@ export interface RegionalSnapshot {
   figures: RegionFigures[];
   plans: ShiftPlan[];
 }
-
-const FAILED: readonly (keyof VerdictRow['evidence']['byClass'])[] = [
-  'overload',
-  'network',
-  'slow',
-  'rate_limited',
-];
 
 export class RegionalControl {
   private readonly policy: RegionalPolicy;
@@ -189,17 +183,15 @@ export class RegionalControl {
       (r) => r.region === src.region && isLive(r, now, this.options.heartbeatTtlMs),
     );
     let open = 0;
-    let attempts = 0;
-    let failed = 0;
     let successes = 0;
     let demand = 0;
     for (const r of rows) {
       if (isLocallyOpen(r.state)) open += 1;
-      attempts += r.evidence.attempts;
       successes += r.evidence.successes;
-      for (const k of FAILED) failed += r.evidence.byClass[k];
       for (const v of Object.values(r.demand)) demand += v;
     }
+    // the failed share as the breaker's health signature counts it (core healthFigures)
+    const evidenceError = healthFigures(rows, now, this.options.heartbeatTtlMs).errorRate;
     const windowSec = this.options.heartbeatIntervalMs / 1000;
     const servedPerSec = successes / windowSec;
     const state = breaker?.globalState.state ?? null;
@@ -207,7 +199,6 @@ export class RegionalControl {
     // it; until its breaker is CLOSED again it fails what it does not serve (a ramp serves a part)
     const paused = state === 'open' || state === 'probing';
     const recovering = state !== null && state !== 'closed';
-    const evidenceError = attempts > 0 ? failed / attempts : 0;
     const unserved = demand > 0 ? Math.max(0, 1 - servedPerSec / demand) : 0;
     const errorRate = recovering ? Math.max(evidenceError, unserved) : evidenceError;
     const capacity = this.options.capacityPerSec[src.region] ?? 0;
