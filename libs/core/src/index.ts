@@ -32,3 +32,4 @@ export * from './domain/FailureDomain.js';
 export * from './region/RegionalVerdict.js';
 export * from './region/ShiftPlan.js';
 export * from './region/HealthSignature.js';
+export * from './domain/CredentialHealth.js';
