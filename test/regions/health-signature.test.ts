@@ -51,7 +51,16 @@ describe('health signature', () => {
       { instanceId: 'eu-1', region: 'eu-west', v: verdict('llm', 'open') },
       { instanceId: 'eu-2', region: 'eu-west', v: verdict('llm', 'open') },
       { instanceId: 'us-1', region: 'us-east', v: throttled },
-      { instanceId: 'ap-1', region: 'ap-south', v: verdict('llm', 'closed') },
+      ...['us-2', 'us-3'].map((instanceId) => ({
+        instanceId,
+        region: 'us-east',
+        v: verdict('llm', 'closed'),
+      })),
+      ...['ap-1', 'ap-2', 'ap-3'].map((instanceId) => ({
+        instanceId,
+        region: 'ap-south',
+        v: verdict('llm', 'closed'),
+      })),
     ];
     for (const b of beats) {
       const res = await heartbeat(t, key, {
@@ -66,13 +75,38 @@ describe('health signature', () => {
     expect(list.status).toBe(200);
     const b = list.body.breakers.find((x: { dependency: string }) => x.dependency === 'llm');
     expect(b.region).toBeNull();
-    // 80 attempts: 40 overload (eu-west) + 4 throttled (us-east) failed; 4 pushed back
+    expect(b.state).toBe('closed');
+    // 160 attempts: 40 overload (eu-west) + 4 throttled (us-east) failed; 4 pushed back
     expect(b.health).toEqual({
       region: null,
-      pool: { live: 4, attempts: 80, errorRate: 44 / 80, saturation: 4 / 80 },
+      pool: { live: 8, attempts: 160, errorRate: 44 / 160, saturation: 4 / 160 },
     });
+    // per-region quorum: eu-west reached its own (2 of 2) while the rest is healthy; the pool did not
+    expect(b.regions).toEqual([
+      {
+        region: 'ap-south',
+        verdict: 'closed',
+        quorum: { open: 0, live: 3, threshold: 2 },
+        errorRate: 0,
+        saturation: 0,
+      },
+      {
+        region: 'eu-west',
+        verdict: 'region_open',
+        quorum: { open: 2, live: 2, threshold: 2 },
+        errorRate: 1,
+        saturation: 0,
+      },
+      {
+        region: 'us-east',
+        verdict: 'closed',
+        quorum: { open: 0, live: 3, threshold: 2 },
+        errorRate: 4 / 60,
+        saturation: 4 / 60,
+      },
+    ]);
     const detail = await t.admin('GET', `/v1/admin/breakers/${b.breakerId}`);
     expect(detail.status).toBe(200);
-    expect(JSON.stringify(detail.body)).toContain('"errorRate":0.55');
+    expect(JSON.stringify(detail.body)).toContain('"verdict":"region_open"');
   });
 });

@@ -121,4 +121,17 @@ export interface BreakerSummary {
    * instance reporting on it), on GET /v1/breakers and the admin detail
    */
   health?: BreakerHealthSignature;
+  /**
+   * the regional verdict of a group's breaker, per region, from live heartbeat rows (per-region
+   * quorum; `region_open` when one region reached it while the rest of the pool is healthy)
+   */
+  regions?: RegionVerdictWire[];
+}
+
+export interface RegionVerdictWire {
+  region: string;
+  verdict: 'closed' | 'region_open' | 'open' | 'shift_throttled';
+  quorum: QuorumFiguresWire;
+  errorRate: number;
+  saturation: number;
 }

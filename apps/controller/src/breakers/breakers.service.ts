@@ -5,7 +5,10 @@ import {
   type BreakerSummary,
   type Clock,
   DEFAULT_QUORUM,
+  DEFAULT_REGIONAL_POLICY,
+  decideRegional,
   healthSignature,
+  regionHealthOf,
   type QuorumFiguresWire,
 } from '@recloser/core';
 import { Repository } from 'typeorm';
@@ -70,10 +73,30 @@ export class BreakersService {
     // the health signature reads the breakers' live verdict rows: on the list and the detail only
     const now = this.clock.now();
     const ttl = this.config.heartbeatTtlMs;
-    const health = await Promise.all(
-      rows.map(async (b) => healthSignature(await this.verdicts.rows(b.id, now - ttl), b.region, now, ttl)),
+    const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+    const extra = await Promise.all(
+      rows.map(async (b) => {
+        const live = await this.verdicts.rows(b.id, now - ttl);
+        // per-region quorum of a group's breaker, with the group's quorum policy in each region
+        const quorum = policies.get(b.group) ?? DEFAULT_QUORUM;
+        const decision = decideRegional(regionHealthOf(live, now, ttl), {
+          ...DEFAULT_REGIONAL_POLICY,
+          region: quorum,
+          pool: quorum,
+        });
+        return {
+          health: healthSignature(live, b.region, now, ttl),
+          regions: decision.regions.map((r) => ({
+            region: r.region,
+            verdict: r.verdict,
+            quorum: { open: r.quorum.open, live: r.quorum.live, threshold: r.quorum.threshold },
+            errorRate: r.signature.region?.errorRate ?? 0,
+            saturation: r.signature.region?.saturation ?? 0,
+          })),
+        };
+      }),
     );
-    return summaries.map((s, i) => ({ ...s, health: health[i]! }));
+    return summaries.map((s, i) => ({ ...s, ...extra[i]! }));
   }
 
   /** Summaries (live figures while CLOSED, the opening decision's otherwise) and each breaker's live counts. */

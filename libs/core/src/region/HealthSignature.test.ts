@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyEvidence } from '../outcome/Outcome.js';
-import { healthFigures, healthSignature, type SignatureRow } from './HealthSignature.js';
+import { healthFigures, healthSignature, regionHealthOf, type SignatureRow } from './HealthSignature.js';
 
 const row = (
   region: string,
@@ -28,6 +28,19 @@ describe('healthSignature', () => {
     expect(sig.region).toEqual({ name: 'eu-west', live: 2, attempts: 20, errorRate: 0.75, saturation: 0 });
     expect(sig.pool).toEqual({ live: 3, attempts: 40, errorRate: 19 / 40, saturation: 4 / 40 });
     expect(healthSignature(rows, null, 1000, 5000).region).toBeNull();
+  });
+
+  it('gives each region its live and locally open counts for the regional verdict', () => {
+    const rows = [
+      { ...row('eu-west', 10, { network: 10 }), state: 'open' as const },
+      { ...row('eu-west', 10, { network: 10 }), state: 'half_open' as const },
+      { ...row('us-east', 10, {}), state: 'closed' as const },
+      { ...row('us-east', 10, { network: 10 }, -10_000), state: 'open' as const }, // silent
+    ];
+    expect(regionHealthOf(rows, 1000, 5000)).toEqual([
+      { region: 'eu-west', live: 2, open: 2, errorRate: 1, saturation: 0 },
+      { region: 'us-east', live: 1, open: 0, errorRate: 0, saturation: 0 },
+    ]);
   });
 
   it('is zero, not NaN, without attempts', () => {

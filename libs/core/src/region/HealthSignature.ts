@@ -2,8 +2,9 @@
 // region-scoped breaker) and of the pool-wide picture (every live instance reporting on it), from
 // the evidence in live heartbeat rows. The regional verdict compares exactly these figures, so an
 // operator sees the numbers a region_open or a global open was decided on.
-import { isLive } from '../quorum/Quorum.js';
-import type { Evidence } from '../wire.js';
+import { isLive, isLocallyOpen } from '../quorum/Quorum.js';
+import type { Evidence, ReportedState } from '../wire.js';
+import type { RegionHealth } from './RegionalVerdict.js';
 
 /** Outcomes that count as failed for the error rate (what the dependency or its path did). */
 const FAILED = ['overload', 'network', 'slow', 'rate_limited'] as const;
@@ -76,4 +77,29 @@ export function healthSignature(
           },
     pool: healthFigures(rows, now, heartbeatTtlMs),
   };
+}
+
+/**
+ * Each region's live picture for the regional verdict (decideRegional), from one breaker's rows:
+ * live and locally open instances, error rate and saturation as the health signature counts them.
+ * Regions sorted by name.
+ */
+export function regionHealthOf(
+  rows: readonly (SignatureRow & { state: ReportedState })[],
+  now: number,
+  heartbeatTtlMs: number,
+): RegionHealth[] {
+  const byRegion = new Map<string, (SignatureRow & { state: ReportedState })[]>();
+  for (const r of rows) {
+    const list = byRegion.get(r.region);
+    if (list) list.push(r);
+    else byRegion.set(r.region, [r]);
+  }
+  return [...byRegion]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([region, list]) => {
+      const f = healthFigures(list, now, heartbeatTtlMs);
+      const open = list.filter((r) => isLive(r, now, heartbeatTtlMs) && isLocallyOpen(r.state)).length;
+      return { region, live: f.live, open, errorRate: f.errorRate, saturation: f.saturation };
+    });
 }

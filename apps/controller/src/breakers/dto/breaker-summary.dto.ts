@@ -36,6 +36,20 @@ export class HealthSignatureDto {
   pool: HealthFiguresDto;
 }
 
+export class RegionVerdictDto {
+  @ApiProperty() region: string;
+  @ApiProperty({
+    enum: ['closed', 'region_open', 'open', 'shift_throttled'],
+    description:
+      'region_open: this region reached its quorum while the rest of the pool is healthy; open: the pool reached quorum',
+  })
+  verdict: 'closed' | 'region_open' | 'open' | 'shift_throttled';
+  @ApiProperty({ type: QuorumFiguresDto, description: "the region's own quorum figures" })
+  quorum: QuorumFiguresDto;
+  @ApiProperty() errorRate: number;
+  @ApiProperty() saturation: number;
+}
+
 export class BreakerSummaryDto implements BreakerSummary {
   @ApiProperty() breakerId: string;
   @ApiProperty() group: string;
@@ -58,6 +72,12 @@ export class BreakerSummaryDto implements BreakerSummary {
     description: 'error rate and saturation of the breaker’s region and of the pool-wide picture',
   })
   health?: HealthSignatureDto;
+  @ApiProperty({
+    type: [RegionVerdictDto],
+    required: false,
+    description: 'per region: its quorum from live heartbeat rows and the regional verdict',
+  })
+  regions?: RegionVerdictDto[];
 }
 
 export class BreakerListDto {
