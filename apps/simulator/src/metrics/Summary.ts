@@ -90,6 +90,7 @@ export interface StrategyFigures {
   maxShiftOverHeadroom?: number;
   maxProbeTokensInFlight?: number;
   probeBudget?: number;
+  regionBreakerTransitions?: number;
   regions?: RegionalFigures['regions'];
   regionalSeries?: RegionalFigures['regionalSeries'];
 }

@@ -33,6 +33,8 @@ export interface RegionalFigures {
   maxShiftOverHeadroom: number;
   maxProbeTokensInFlight?: number;
   probeBudget?: number;
+  /** transitions of the regions' own breakers in the control plane (opens, probes, ramp moves) */
+  regionBreakerTransitions?: number;
   regions: Record<string, RegionRunFigures>;
   regionalSeries: RegionalSeriesPoint[];
 }

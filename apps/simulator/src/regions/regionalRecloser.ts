@@ -138,7 +138,7 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
   return {
     name,
     build(ctx: StrategyContext): Fleet {
-      const { sim, recorder } = ctx;
+      const { sim } = ctx;
       const trafficClass = ctx.workload.trafficClass;
       const regions = [...new Set(ctx.instances.map((i) => i.region))];
       const regionCapacity = ctx.provider.ratePerSecAt(1, 1);
@@ -192,8 +192,12 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
       );
       const meter = new RegionMeter(regions, () => regionCapacity);
       const opens = new ScopeOpens(regions);
-      controller.onTransition = (t) =>
-        recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to });
+      // the regions' breakers' transitions are not the group's: the common figures count only a
+      // group-wide breaker as global; opens per scope come from the regional layer below
+      let regionTransitions = 0;
+      controller.onTransition = () => {
+        regionTransitions += 1;
+      };
 
       // the budget invariant, sampled after every call the fleet makes to the controller
       let maxTokens = 0;
@@ -290,6 +294,7 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
             maxShiftOverHeadroom: m.maxShiftOverHeadroom,
             maxProbeTokensInFlight: maxTokens,
             probeBudget: pools[0]!.probe.concurrency,
+            regionBreakerTransitions: regionTransitions,
             regions: m.regions,
             regionalSeries: m.series,
           };
