@@ -20,7 +20,8 @@ export const S4: Scenario = {
   params: {
     instances: INSTANCES,
     regions: REGIONS,
-    durationMs: 240_000,
+    // long enough for eu-west to drain its backlog and the shift to be reversed (~330 s)
+    durationMs: 360_000,
     outage: null,
     brokenHosts: 0,
     regionFaults: [{ region: 'eu-west', startMs: 20_000, durationMs: 90_000 }],
