@@ -74,28 +74,30 @@ export class BreakersService {
     const now = this.clock.now();
     const ttl = this.config.heartbeatTtlMs;
     const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
-    const extra = await Promise.all(
-      rows.map(async (b) => {
-        const live = await this.verdicts.rows(b.id, now - ttl);
-        // per-region quorum of a group's breaker, with the group's quorum policy in each region
-        const quorum = policies.get(b.group) ?? DEFAULT_QUORUM;
-        const decision = decideRegional(regionHealthOf(live, now, ttl), {
-          ...DEFAULT_REGIONAL_POLICY,
-          region: quorum,
-          pool: quorum,
-        });
-        return {
-          health: healthSignature(live, b.region, now, ttl),
-          regions: decision.regions.map((r) => ({
-            region: r.region,
-            verdict: r.verdict,
-            quorum: { open: r.quorum.open, live: r.quorum.live, threshold: r.quorum.threshold },
-            errorRate: r.signature.region?.errorRate ?? 0,
-            saturation: r.signature.region?.saturation ?? 0,
-          })),
-        };
-      }),
+    const liveRows = await this.verdicts.rowsOf(
+      rows.map((b) => b.id),
+      now - ttl,
     );
+    const extra = rows.map((b) => {
+      const live = liveRows.get(b.id) ?? [];
+      // per-region quorum of a group's breaker, with the group's quorum policy in each region
+      const quorum = policies.get(b.group) ?? DEFAULT_QUORUM;
+      const decision = decideRegional(regionHealthOf(live, now, ttl), {
+        ...DEFAULT_REGIONAL_POLICY,
+        region: quorum,
+        pool: quorum,
+      });
+      return {
+        health: healthSignature(live, b.region, now, ttl),
+        regions: decision.regions.map((r) => ({
+          region: r.region,
+          verdict: r.verdict,
+          quorum: { open: r.quorum.open, live: r.quorum.live, threshold: r.quorum.threshold },
+          errorRate: r.signature.region?.errorRate ?? 0,
+          saturation: r.signature.region?.saturation ?? 0,
+        })),
+      };
+    });
     return summaries.map((s, i) => ({ ...s, ...extra[i]! }));
   }
 
