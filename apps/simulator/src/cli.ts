@@ -123,13 +123,14 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
     );
     return;
   }
+  const known = scenario.strategies ?? STRATEGIES;
   const strategies = args.strategies
     ? args.strategies.map((n) => {
-        const s = STRATEGIES.find((x) => x.name === n);
-        if (!s) throw new Error(`unknown strategy ${n} (known: ${STRATEGIES.map((x) => x.name).join(', ')})`);
+        const s = known.find((x) => x.name === n);
+        if (!s) throw new Error(`unknown strategy ${n} (known: ${known.map((x) => x.name).join(', ')})`);
         return s;
       })
-    : STRATEGIES;
+    : known;
   let bar: ReturnType<typeof progressBar> | null = null;
   let barLabel = '';
   const result = await runScenario(scenario, {

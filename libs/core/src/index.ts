@@ -30,3 +30,8 @@ export * from './pool/PoolVersion.js';
 export * from './scope/BreakerScope.js';
 export * from './ledger/Refund.js';
 export * from './receipts/index.js';
+export * from './domain/FailureDomain.js';
+export * from './region/RegionalVerdict.js';
+export * from './region/ShiftPlan.js';
+export * from './region/HealthSignature.js';
+export * from './domain/CredentialHealth.js';

@@ -1,5 +1,6 @@
 // The REST wire types of docs/api.md, shared by the controller, the SDK and the simulator so all
 // three speak exactly one contract. Field names are public: add, never rename or remove.
+import type { BreakerHealthSignature } from './region/HealthSignature.js';
 
 /** The classified result of one call (see outcome/Outcome.ts for the classification table). */
 export type Outcome =
@@ -120,4 +121,22 @@ export interface BreakerSummary {
   quorum: QuorumFiguresWire;
   step: number | null;
   steps: number;
+  /**
+   * the health signature (error rate and saturation of the breaker's region and of every live
+   * instance reporting on it), on GET /v1/breakers and the admin detail
+   */
+  health?: BreakerHealthSignature;
+  /**
+   * the regional verdict of a group's breaker, per region, from live heartbeat rows (per-region
+   * quorum; `region_open` when one region reached it while the rest of the pool is healthy)
+   */
+  regions?: RegionVerdictWire[];
+}
+
+export interface RegionVerdictWire {
+  region: string;
+  verdict: 'closed' | 'region_open' | 'open' | 'shift_throttled';
+  quorum: QuorumFiguresWire;
+  errorRate: number;
+  saturation: number;
 }

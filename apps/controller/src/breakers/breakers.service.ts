@@ -1,7 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { figuresFromCounts, type LiveCounts } from '@recloser/control';
-import { type BreakerSummary, type Clock, DEFAULT_QUORUM, type QuorumFiguresWire } from '@recloser/core';
+import {
+  type BreakerSummary,
+  type Clock,
+  DEFAULT_QUORUM,
+  DEFAULT_REGIONAL_POLICY,
+  decideRegional,
+  healthSignature,
+  regionHealthOf,
+  type QuorumFiguresWire,
+} from '@recloser/core';
 import { Repository } from 'typeorm';
 import { decodeCursor, type Page, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
 import { ControllerConfig } from '../config/controller-config.js';
@@ -60,7 +69,36 @@ export class BreakersService {
   }
 
   async summarise(rows: BreakerEntity[]): Promise<BreakerSummary[]> {
-    return (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
+    const summaries = (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
+    // the health signature reads the breakers' live verdict rows: on the list and the detail only
+    const now = this.clock.now();
+    const ttl = this.config.heartbeatTtlMs;
+    const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+    const liveRows = await this.verdicts.rowsOf(
+      rows.map((b) => b.id),
+      now - ttl,
+    );
+    const extra = rows.map((b) => {
+      const live = liveRows.get(b.id) ?? [];
+      // per-region quorum of a group's breaker, with the group's quorum policy in each region
+      const quorum = policies.get(b.group) ?? DEFAULT_QUORUM;
+      const decision = decideRegional(regionHealthOf(live, now, ttl), {
+        ...DEFAULT_REGIONAL_POLICY,
+        region: quorum,
+        pool: quorum,
+      });
+      return {
+        health: healthSignature(live, b.region, now, ttl),
+        regions: decision.regions.map((r) => ({
+          region: r.region,
+          verdict: r.verdict,
+          quorum: { open: r.quorum.open, live: r.quorum.live, threshold: r.quorum.threshold },
+          errorRate: r.signature.region?.errorRate ?? 0,
+          saturation: r.signature.region?.saturation ?? 0,
+        })),
+      };
+    });
+    return summaries.map((s, i) => ({ ...s, ...extra[i]! }));
   }
 
   /** Summaries (live figures while CLOSED, the opening decision's otherwise) and each breaker's live counts. */

@@ -11,7 +11,7 @@ import {
   upgradeGlobalState,
   type BreakerVerdict,
 } from '@recloser/core';
-import { DataSource, EntityManager, MoreThan } from 'typeorm';
+import { DataSource, EntityManager, In, MoreThan } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
 import { BreakerEntity } from './breaker.entity.js';
 import { PresenceBatch, FLUSH_CHUNK_ROWS, WRITE_BEHIND_MS } from './presence-buffer.js';
@@ -225,6 +225,18 @@ export class VerdictsRepository implements PresenceStore, BeforeApplicationShutd
       order: { instanceId: 'ASC' },
     });
     return found.map(toRow);
+  }
+
+  /** Verdicts of several breakers reported after `since` (ms), in one read, by breaker id. */
+  async rowsOf(breakerIds: readonly string[], since: number): Promise<Map<string, VerdictRow[]>> {
+    const out = new Map<string, VerdictRow[]>(breakerIds.map((id) => [id, []]));
+    if (breakerIds.length === 0) return out;
+    const found = await this.db.getRepository(VerdictEntity).find({
+      where: { breakerId: In([...breakerIds]), reportedAt: MoreThan(new Date(since)) },
+      order: { instanceId: 'ASC' },
+    });
+    for (const v of found) out.get(v.breakerId)?.push(toRow(v));
+    return out;
   }
 
   /** Up to `take` verdicts of one breaker after instance `after`, by instance id (a keyset on PK_verdicts). */

@@ -21,6 +21,7 @@
 //   what the provider could serve in that second (its health included in the collapse model).
 // - budgetViolations: the overrun checker (Invariants.ts) run on the series, for strategies with a
 //   controller: seconds in which the fleet sent more than the probe budget or the ramp's allowance.
+import type { RegionalFigures } from '../regions/RegionalFigures.js';
 import type { GlobalState, PoolConfig } from '@recloser/core';
 import { probeAndRampOverruns } from './Invariants.js';
 import type { Recorder } from './Recorder.js';
@@ -84,6 +85,14 @@ export interface StrategyFigures {
   /** the group breaker's transitions (recloser) */
   globalTransitions: { at: number; from: string; to: string }[];
   series: SeriesPoint[];
+  /** regional strategies only (S4, S8): see regions/RegionalFigures.ts */
+  opensByScope?: Record<string, number>;
+  maxShiftOverHeadroom?: number;
+  maxProbeTokensInFlight?: number;
+  probeBudget?: number;
+  regionBreakerTransitions?: number;
+  regions?: RegionalFigures['regions'];
+  regionalSeries?: RegionalFigures['regionalSeries'];
 }
 
 export interface RunFacts {

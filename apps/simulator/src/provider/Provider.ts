@@ -139,6 +139,8 @@ class Pool {
 export class Provider {
   private readonly pools = new Map<string, Pool>();
   private outage = false;
+  /** regions whose network path to the provider is down, with how long a call takes to fail */
+  private readonly faultedRegions = new Map<string, number>();
   private capacityFraction = 1;
   private readonly queuedByRegion = new Map<string, number>();
   /** the deepest queue each region has seen since the last takeMaxQueueDepths() */
@@ -233,8 +235,22 @@ export class Provider {
     this.capacityFraction = fraction;
   }
 
+  /**
+   * A region's network path fails (S4, S8): calls to that region's endpoint never reach the
+   * provider and fail as a connection timeout after `latencyMs`; other regions are untouched.
+   */
+  setRegionFault(region: string, on: boolean, latencyMs = 1000): void {
+    if (on) this.faultedRegions.set(region, latencyMs);
+    else this.faultedRegions.delete(region);
+  }
+
   call(region: string, done: AnswerCallback): void {
     const now = this.sim.now();
+    const faultMs = this.faultedRegions.get(region);
+    if (faultMs !== undefined) {
+      this.answer(done, { status: 0, latencyMs: faultMs });
+      return;
+    }
     if (this.outage) {
       this.answer(done, { status: 503, latencyMs: this.options.outageLatencyMs });
       return;

@@ -49,6 +49,34 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
   ],
 ];
 
+// regional strategies only (S4, S8): shown when a column has them
+const REGION_ROWS: [string, (f: StrategyFigures) => string][] = [
+  [
+    'opens by scope',
+    (f) =>
+      Object.entries(f.opensByScope ?? {})
+        .filter(([, n]) => n > 0)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ') || 'none',
+  ],
+  ['max moved-in / receiver headroom', (f) => (f.maxShiftOverHeadroom ?? 0).toFixed(2)],
+  [
+    'calls moved to other regions (succeeded)',
+    (f) => {
+      const r = Object.values(f.regions ?? {});
+      return `${r.reduce((s, x) => s + x.movedInCalls, 0)} (${r.reduce((s, x) => s + x.movedInSucceeded, 0)})`;
+    },
+  ],
+  [
+    'max live probe tokens / pool budget',
+    (f) => (f.maxProbeTokensInFlight === undefined ? '-' : `${f.maxProbeTokensInFlight} / ${f.probeBudget}`),
+  ],
+];
+
+function rowsFor(columns: StrategyColumn[]): [string, (f: StrategyFigures) => string][] {
+  return columns.some((c) => c.figures?.opensByScope) ? [...ROWS, ...REGION_ROWS] : ROWS;
+}
+
 function cell(c: StrategyColumn, pick: (f: StrategyFigures) => string): string {
   if (c.figures) return pick(c.figures);
   return 'n/a';
@@ -57,7 +85,7 @@ function cell(c: StrategyColumn, pick: (f: StrategyFigures) => string): string {
 /** A plain-text table for the terminal. */
 export function textTable(title: string, columns: StrategyColumn[]): string {
   const header = ['', ...columns.map((c) => c.name)];
-  const body = ROWS.map(([label, pick]) => [label, ...columns.map((c) => cell(c, pick))]);
+  const body = rowsFor(columns).map(([label, pick]) => [label, ...columns.map((c) => cell(c, pick))]);
   const widths = header.map((_, i) => Math.max(...[header, ...body].map((r) => r[i]!.length)));
   const line = (r: string[]): string =>
     r.map((v, i) => (i === 0 ? v.padEnd(widths[i]!) : v.padStart(widths[i]!))).join('  ');
@@ -69,7 +97,9 @@ export function textTable(title: string, columns: StrategyColumn[]): string {
 export function markdownTable(columns: StrategyColumn[]): string {
   const header = `| | ${columns.map((c) => `\`${c.name}\``).join(' | ')} |`;
   const rule = `|---|${columns.map(() => '---:').join('|')}|`;
-  const body = ROWS.map(([label, pick]) => `| ${label} | ${columns.map((c) => cell(c, pick)).join(' | ')} |`);
+  const body = rowsFor(columns).map(
+    ([label, pick]) => `| ${label} | ${columns.map((c) => cell(c, pick)).join(' | ')} |`,
+  );
   const notes = columns.filter((c) => c.needs).map((c) => `\n\n\`${c.name}\`: needs ${c.needs}.`);
   return [header, rule, ...body].join('\n') + notes.join('');
 }

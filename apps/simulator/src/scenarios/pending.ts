@@ -3,28 +3,11 @@
 import { S1 } from './S1.js';
 import type { Scenario } from './Scenario.js';
 
-export const S4: Scenario = {
-  id: 'S4',
-  title: 'region A loses its network path; B and C are healthy and share the provider quota',
-  mustHold:
-    'A opens region-locally, the pool stays closed, traffic moved to B and C stays within their headroom, B and C never open',
-  needs: 'regional failure domains (region-scoped breakers and traffic shifting are not built yet)',
-  params: S1.params,
-};
-
 export const S5: Scenario = {
   id: 'S5',
   title: 'the controller dies in the middle of a ramp and returns 2 minutes later',
   mustHold:
     'attempts stay within the preallocated regional shares, no instance ramps beyond its last granted step',
   needs: 'fallback (the controller hands out no regional fallback shares or probe owners yet)',
-  params: S1.params,
-};
-
-export const S8: Scenario = {
-  id: 'S8',
-  title: 'two regions draw on one global provider quota',
-  mustHold: 'total recovery attempts across both regions stay within one pool budget, not two',
-  needs: 'regional failure domains (per-region breakers on one shared pool are not built yet)',
   params: S1.params,
 };

@@ -52,6 +52,10 @@ export async function runStrategy(
     });
     recorder.watchFirstSuccessFrom(outage.startMs + outage.durationMs);
   }
+  for (const f of params.regionFaults ?? []) {
+    sim.at(f.startMs, () => provider.setRegionFault(f.region, true));
+    sim.at(f.startMs + f.durationMs, () => provider.setRegionFault(f.region, false));
+  }
   sim.every(1000, 999, durationMs, () => {
     // what the provider could serve in the second that ends now, then its health moves
     recorder.servableSecond(sim.now(), provider.servableRatePerSec(params.regions.length));
@@ -73,7 +77,7 @@ export async function runStrategy(
 
   const demandPerSec = params.instances * params.workload.demandPerSec;
   const pool = fleet.pool?.();
-  return summarise(recorder, {
+  const figures = summarise(recorder, {
     pool: pool ?? null,
     wastedCalls: provider.wastedCalls,
     durationMs,
@@ -86,4 +90,5 @@ export async function runStrategy(
     isolatedInstances: fleet.isolated?.() ?? [],
     hasController: fleet.globalState() !== null,
   });
+  return fleet.regionalFigures ? { ...figures, ...fleet.regionalFigures() } : figures;
 }

@@ -83,7 +83,7 @@ export function paramsFor(scenario: Scenario, instances: number | undefined): Sc
 }
 
 export async function runScenario(scenario: Scenario, opts: RunOptions): Promise<ScenarioResult> {
-  const strategies = opts.strategies ?? STRATEGIES;
+  const strategies = opts.strategies ?? scenario.strategies ?? STRATEGIES;
   const sizes: SizeResult[] = [];
   for (const base of paramsFor(scenario, opts.instances)) {
     const params = withOverrides(base, opts);

@@ -5,6 +5,7 @@ import type { MemoryControl } from '@recloser/control';
 import type { GlobalState, PoolConfig } from '@recloser/core';
 import type { Simulation } from '../engine/Simulation.js';
 import type { Recorder } from '../metrics/Recorder.js';
+import type { RegionalFigures } from '../regions/RegionalFigures.js';
 import type { Provider } from '../provider/Provider.js';
 import type { CallGate } from '../workload/CallGate.js';
 import type { Worker, WorkloadOptions } from '../workload/Worker.js';
@@ -44,6 +45,8 @@ export interface Fleet {
   isolated?(): string[];
   /** the controller's control layer on memory ports and its timings (recloser): S6 reconciles through it */
   control?(): { memory: MemoryControl; settings: { heartbeatIntervalMs: number; heartbeatTtlMs: number } };
+  /** regional strategies (S4, S8): opens per scope, shift velocity, probe tokens in flight */
+  regionalFigures?(): RegionalFigures;
 }
 
 export interface Strategy {

@@ -15,12 +15,19 @@ export interface CallGate {
     latencyMs: number,
     retryAfterMs: number | undefined,
     attemptNo?: number,
+    region?: string,
   ): void;
   /**
    * A client that budgets its retries (a retry quota) says whether this failed call may be retried
    * and how long to wait first; absent: the workload's own policy (always, with its backoff).
    */
   retry?(attemptNo: number, outcome: Outcome, retryAfterMs: number | undefined): { delayMs: number } | null;
+  /**
+   * The region whose endpoint the call acquire() just let out goes to (a strategy that moves
+   * traffic between regions); absent: the instance's own region. Its result comes back through
+   * complete() with the same region.
+   */
+  route?(): string;
   /** When a blocked gate may admit again (virtual ms); null = only when the strategy nudges the worker. */
   wakeAt(): number | null;
   /** instance-local breaker state, for the series and transitions */

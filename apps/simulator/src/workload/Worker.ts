@@ -95,12 +95,13 @@ export class Worker {
       kind === 'probe' ? 'probe' : attemptNo > 0 ? 'retry' : 'first',
       kind === 'probe' ? 'probe' : this.options.trafficClass,
     );
-    const onAnswer = (answer: ProviderAnswer): void => this.onAnswer(kind, attemptNo, answer);
+    const target = this.gate.route ? this.gate.route() : this.region;
+    const onAnswer = (answer: ProviderAnswer): void => this.onAnswer(kind, attemptNo, answer, target);
     if (this.broken) this.sim.after(1, () => onAnswer({ status: 0, latencyMs: 1 }));
-    else this.provider.call(this.region, onAnswer);
+    else this.provider.call(target, onAnswer);
   }
 
-  private onAnswer(kind: GateKind, attemptNo: number, answer: ProviderAnswer): void {
+  private onAnswer(kind: GateKind, attemptNo: number, answer: ProviderAnswer, target: string): void {
     this.inflight -= 1;
     // status 0 = the call never left the host (connection refused)
     const outcome: Outcome =
@@ -116,7 +117,7 @@ export class Worker {
       outcome,
       answer.latencyMs,
     );
-    this.gate.complete(kind, outcome, answer.latencyMs, answer.retryAfterMs, attemptNo);
+    this.gate.complete(kind, outcome, answer.latencyMs, answer.retryAfterMs, attemptNo, target);
     if (outcome !== 'success' && (isSystemic(outcome) || outcome === 'rate_limited')) {
       const own =
         attemptNo < this.options.retries && this.gate.retry

@@ -7,6 +7,7 @@ import {
   fallbackProbeSpacingMs,
   type BreakerPlan,
   type BreakerVerdict,
+  type CallLabels,
   type Clock,
   type GlobalState,
   type LocalBreakerInit,
@@ -23,6 +24,7 @@ import { ClassAdmission } from '../admission/ClassAdmission.js';
 import { classifyResponse, isResponseLike, type Classified } from '../classify/Classify.js';
 import { EventEmitter, type Event } from '../common/Event.js';
 import { BreakerOpenError, type RefusalReason } from '../errors/Errors.js';
+import { Credentials } from './Credentials.js';
 
 /** The instance-side states of docs/architecture.md. */
 export type BreakerState = 'closed' | 'local_open' | 'self_probe' | 'paused' | 'admitted' | 'fallback';
@@ -90,6 +92,12 @@ export interface RecordInfo {
   /** from a 429's Retry-After: no attempt on this dependency before it passes */
   retryAfterMs?: number;
   trafficClass?: TrafficClass;
+  /**
+   * What the call went to (region, endpoint, model, credential id — never the secret). A call
+   * labelled with a credential id feeds that credential's own breaker: a 401/403 marks the
+   * credential, never the dependency.
+   */
+  labels?: CallLabels;
 }
 
 export interface StateChangeEvent {
@@ -156,6 +164,8 @@ export class Breaker {
   readonly local: LocalBreaker;
   private readonly external: ExternalLocalBreaker | undefined;
   private readonly defaultClass: TrafficClass;
+  /** this dependency's credentials, each with its own breaker (a 401/403 is the credential's) */
+  private readonly credentials: Credentials;
   private readonly classes = new Map<TrafficClass, ClassAdmission>();
   private defaultSlot: ClassAdmission | null = null;
   private readonly clock: Clock;
@@ -207,6 +217,7 @@ export class Breaker {
     private readonly host: BreakerHost,
   ) {
     this.clock = host.clock;
+    this.credentials = new Credentials(host.clock);
     this.external = options.external;
     // with a breaker of the team's own deciding locally, ours only gathers evidence: it never trips
     const local: LocalBreakerInit =
@@ -235,6 +246,26 @@ export class Breaker {
     const local = this.localState;
     if (local === 'local_open' || local === 'self_probe') return local;
     return this.mode === 'ramping' ? 'admitted' : 'closed';
+  }
+
+  /**
+   * allow() for a call that would use `credentialId`: refused, without spending a probe token or an
+   * allowance, while that credential is known bad (a probe must never use one: its result would
+   * say nothing about the dependency).
+   */
+  allowWith(credentialId: string, trafficClass: TrafficClass = this.defaultClass): boolean {
+    if (this.credentials.knownBad(credentialId)) return false;
+    return this.allow(trafficClass);
+  }
+
+  /** Whether this instance knows `credentialId` is bad now (its own breaker is open). */
+  credentialKnownBad(credentialId: string): boolean {
+    return this.credentials.knownBad(credentialId);
+  }
+
+  /** The first of `credentialIds` (in order of preference) not known bad, or null when all are. */
+  pickCredential(credentialIds: readonly string[]): string | null {
+    return this.credentials.pick(credentialIds);
   }
 
   /**
@@ -311,6 +342,8 @@ export class Breaker {
    * Without `info.latencyMs` the call counts as untimed: evidence, but no latency sample.
    */
   record(outcome: Outcome, info: Partial<RecordInfo> = {}): void {
+    const credentialId = info.labels?.credentialId;
+    if (credentialId !== undefined) this.credentials.record(credentialId, outcome);
     const trafficClass = info.trafficClass ?? this.defaultClass;
     this.settle(
       this.admissionOfRecorded(),

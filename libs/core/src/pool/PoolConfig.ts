@@ -1,5 +1,6 @@
 // A provider capacity pool (PUT /v1/admin/pools/{id}): the recovery budget is sized to the
 // provider, never to the fleet. Types only; defaults and validation live beside this file.
+import type { FailureDomain } from '../domain/FailureDomain.js';
 import type { TrafficClass } from '../wire.js';
 
 export interface ProbeBudget {
@@ -95,4 +96,10 @@ export interface PoolConfig {
   capacity: Record<TrafficClass, ClassCapacity>;
   ramp: RampConfig;
   fallback: FallbackConfig;
+  /**
+   * The widest an infrastructure fault of this dependency is expected to be (domain/FailureDomain):
+   * `provider` (one global quota: every fault is the group's), `region`, `endpoint`, `model` or
+   * `credential`. Absent: `provider`, as before failure domains existed.
+   */
+  failureDomain?: FailureDomain;
 }

@@ -1,5 +1,6 @@
 // The pool a dependency gets when nobody configured one, and how a partial PUT body lands on it.
 // Values follow the docs/api.md example, scaled to one modest standard class.
+import type { FailureDomain } from '../domain/FailureDomain.js';
 import type { TrafficClass } from '../wire.js';
 import type {
   ClassCapacity,
@@ -23,6 +24,7 @@ export interface PoolInput {
   capacity?: Record<TrafficClass, ClassCapacity>;
   ramp?: Partial<Omit<RampConfig, 'gates'>> & { gates?: Partial<GateThresholds> };
   fallback?: Partial<FallbackConfig>;
+  failureDomain?: FailureDomain;
 }
 
 export const DEFAULT_PROBE_BUDGET: ProbeBudget = {
@@ -95,6 +97,7 @@ export function mergePool(partial: PoolInput, base: PoolBody = defaultPoolBody()
     partial.ramp?.classOrder ?? (partial.capacity ? Object.keys(partial.capacity) : base.ramp.classOrder);
   const fallback: FallbackConfig = { ...base.fallback, ...partial.fallback };
   const groups = partial.groups ?? base.groups;
+  const failureDomain = partial.failureDomain ?? base.failureDomain;
   return {
     dependencies: [...(partial.dependencies ?? base.dependencies)],
     ...(groups ? { groups: [...groups] } : {}),
@@ -108,6 +111,7 @@ export function mergePool(partial: PoolInput, base: PoolBody = defaultPoolBody()
       gates: { ...base.ramp.gates, ...partial.ramp?.gates },
     },
     fallback,
+    ...(failureDomain ? { failureDomain } : {}),
   };
 }
 

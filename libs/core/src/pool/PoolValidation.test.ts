@@ -122,8 +122,8 @@ describe('validatePoolInput', () => {
 
   it('rejects unknown keys at the top level and inside sections', () => {
     expect(errorsOf({ id: 'x', color: 'red', probe: { concurency: 2 } })).toEqual([
-      'id is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
-      'color is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback)',
+      'id is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback, failureDomain)',
+      'color is not a known field (known: dependencies, groups, probe, capacity, ramp, fallback, failureDomain)',
       'probe.concurency is not a known field (known: concurrency, ratePerSec, leaseTtlMs, cooldownMs, intervalMs, probesToPass, leases)',
     ]);
   });
@@ -201,5 +201,20 @@ describe('pool bound to groups', () => {
     expect(!empty.ok && empty.errors.join()).toMatch(/^groups must name at least one group/);
     const bad = validatePoolInput({ dependencies: ['llm'], groups: ['ok', ' '] });
     expect(!bad.ok && bad.errors.join()).toContain('groups');
+  });
+});
+
+describe('pool failure domain', () => {
+  it('accepts each declared domain, leaves it out when absent, refuses anything else naming the field', () => {
+    for (const d of ['provider', 'region', 'endpoint', 'model', 'credential']) {
+      const ok = validatePoolInput({ dependencies: ['llm'], failureDomain: d });
+      expect(ok.ok && ok.value.failureDomain).toBe(d);
+    }
+    const absent = validatePoolInput({ dependencies: ['llm'] });
+    expect(absent.ok && 'failureDomain' in absent.value).toBe(false);
+    const bad = validatePoolInput({ dependencies: ['llm'], failureDomain: 'zone' });
+    expect(!bad.ok && bad.errors).toEqual([
+      'failureDomain must be one of: provider, region, endpoint, model, credential',
+    ]);
   });
 });

@@ -2,6 +2,7 @@
 // problem is reported at once, each naming its field path and the reason, so the controller can
 // answer 400 with all of them instead of one at a time (or a 500).
 import { DAY_MS, identifierProblem, MAX_COUNT, trafficClassProblem } from '../input/InputRules.js';
+import { FAILURE_DOMAINS } from '../domain/FailureDomain.js';
 import { PROBE_LEASE_POLICIES } from './PoolConfig.js';
 import { defaultPoolBody, type PoolBody } from './PoolDefaults.js';
 
@@ -16,7 +17,15 @@ export type PoolValidationResult =
 
 type Obj = Record<string, unknown>;
 
-const TOP_KEYS = ['dependencies', 'groups', 'probe', 'capacity', 'ramp', 'fallback'] as const;
+const TOP_KEYS = [
+  'dependencies',
+  'groups',
+  'probe',
+  'capacity',
+  'ramp',
+  'fallback',
+  'failureDomain',
+] as const;
 const PROBE_KEYS = [
   'concurrency',
   'ratePerSec',
@@ -279,6 +288,8 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
       }
     }
   }
+
+  if (m.failureDomain !== undefined) c.oneOf('failureDomain', m.failureDomain, FAILURE_DOMAINS);
 
   if (c.list.length > 0) return fail(c);
   return { ok: true, value: m as unknown as PoolBody };

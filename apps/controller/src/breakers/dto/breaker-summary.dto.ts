@@ -12,6 +12,44 @@ export class QuorumFiguresDto {
   threshold: number;
 }
 
+export class HealthFiguresDto {
+  @ApiProperty({ description: 'live instances counted' }) live: number;
+  @ApiProperty({ description: 'attempts in their last heartbeat windows' }) attempts: number;
+  @ApiProperty({ description: 'failed share of those attempts (overload, network, slow, 429), 0..1' })
+  errorRate: number;
+  @ApiProperty({ description: 'share of attempts throttled (429) or served beyond the slow threshold, 0..1' })
+  saturation: number;
+}
+
+export class RegionHealthFiguresDto extends HealthFiguresDto {
+  @ApiProperty({ description: 'the region' }) name: string;
+}
+
+export class HealthSignatureDto {
+  @ApiProperty({
+    type: RegionHealthFiguresDto,
+    nullable: true,
+    description: "the breaker's region (null for the group's own breaker)",
+  })
+  region: RegionHealthFiguresDto | null;
+  @ApiProperty({ type: HealthFiguresDto, description: 'every live instance reporting on the breaker' })
+  pool: HealthFiguresDto;
+}
+
+export class RegionVerdictDto {
+  @ApiProperty() region: string;
+  @ApiProperty({
+    enum: ['closed', 'region_open', 'open', 'shift_throttled'],
+    description:
+      'region_open: this region reached its quorum while the rest of the pool is healthy; open: the pool reached quorum',
+  })
+  verdict: 'closed' | 'region_open' | 'open' | 'shift_throttled';
+  @ApiProperty({ type: QuorumFiguresDto, description: "the region's own quorum figures" })
+  quorum: QuorumFiguresDto;
+  @ApiProperty() errorRate: number;
+  @ApiProperty() saturation: number;
+}
+
 export class BreakerSummaryDto implements BreakerSummary {
   @ApiProperty() breakerId: string;
   @ApiProperty() group: string;
@@ -28,6 +66,18 @@ export class BreakerSummaryDto implements BreakerSummary {
   @ApiProperty({ type: QuorumFiguresDto }) quorum: QuorumFiguresDto;
   @ApiProperty({ type: Number, nullable: true }) step: number | null;
   @ApiProperty() steps: number;
+  @ApiProperty({
+    type: HealthSignatureDto,
+    required: false,
+    description: 'error rate and saturation of the breaker’s region and of the pool-wide picture',
+  })
+  health?: HealthSignatureDto;
+  @ApiProperty({
+    type: [RegionVerdictDto],
+    required: false,
+    description: 'per region: its quorum from live heartbeat rows and the regional verdict',
+  })
+  regions?: RegionVerdictDto[];
 }
 
 export class BreakerListDto {
