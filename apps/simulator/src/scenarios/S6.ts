@@ -114,8 +114,10 @@ export async function runS6Strategy(
 
   // units arrive at the fleet's demand; the poison ones among the first
   let arrived = 0;
-  const poisonAt = new Set(Array.from({ length: S6_POISON_UNITS }, (_, k) => 5 + k * 7));
   const demandPerSec = params.instances * params.workload.demandPerSec * S6_LOAD;
+  // one poison unit before the first outage, one in each of the next two cycles
+  const perCycle = Math.floor(((S6_OUTAGE_MS + S6_UP_MS) * demandPerSec) / 1000);
+  const poisonAt = new Set(Array.from({ length: S6_POISON_UNITS }, (_, k) => 5 + k * perCycle));
   sim.every(1000 / demandPerSec, 0, durationMs - 30_000, () => {
     arrived += 1;
     queue.add(`u-${String(arrived).padStart(6, '0')}`, poisonAt.has(arrived));
@@ -182,13 +184,12 @@ export async function runS6Strategy(
 
   const series: S6Figures['series'] = [];
   sim.every(1000, 999, durationMs, () => {
-    const units = queue.all();
     let open = 0;
     for (let i = 0; i < consumers.length; i++) if (fleet.gate(i).isOpen()) open += 1;
     series.push({
       t: sim.now() / 1000,
-      healthyQuarantined: units.filter((u) => !u.poison && u.state === 'quarantined').length,
-      poisonQuarantined: units.filter((u) => u.poison && u.state === 'quarantined').length,
+      healthyQuarantined: queue.quarantined.healthy,
+      poisonQuarantined: queue.quarantined.poison,
       reclaims: queue.totalReclaims,
       open,
     });

@@ -45,6 +45,7 @@ export class LeasedQueue {
   refundedReclaims = 0;
   refundedAttempts = 0;
   totalReclaims = 0;
+  readonly quarantined = { healthy: 0, poison: 0 };
 
   constructor(
     private readonly leaseMs: number,
@@ -112,8 +113,10 @@ export class LeasedQueue {
       u.reclaims += 1;
       this.totalReclaims += 1;
       this.event(u, holder, 'reclaim', u.leaseUntil);
-      if (u.reclaims >= this.maxReclaims) u.state = 'quarantined';
-      else this.makeReady(u);
+      if (u.reclaims >= this.maxReclaims) {
+        u.state = 'quarantined';
+        this.quarantined[u.poison ? 'poison' : 'healthy'] += 1;
+      } else this.makeReady(u);
       out.push(u);
     }
     return out;

@@ -6,6 +6,8 @@ import type { LedgerStore, RefundDraft, RefundRecord, StoredLedgerEvent } from '
 
 export class MemoryLedger implements LedgerStore {
   private readonly events = new Map<string, StoredLedgerEvent & { judged: boolean }>();
+  /** keys of events not judged yet (a pass reads these, not every event ever stored) */
+  private readonly pending = new Set<string>();
   /** every refund ever written, in issue order (index + 1 is its sequence) */
   readonly issued: RefundRecord[] = [];
   private readonly refunded = new Set<string>();
@@ -23,6 +25,7 @@ export class MemoryLedger implements LedgerStore {
       const key = `${group}\u0000${e.eventId}`;
       if (this.events.has(key)) continue;
       this.events.set(key, { ...e, group, receivedAt, judged: false });
+      this.pending.add(key);
       accepted += 1;
     }
     return { accepted, duplicates: events.length - accepted };
@@ -34,8 +37,9 @@ export class MemoryLedger implements LedgerStore {
     judge: (events: readonly StoredLedgerEvent[]) => Promise<RefundDraft[]>,
   ): Promise<{ judged: number; refunded: RefundRecord[] }> {
     const run = async () => {
-      const pending = [...this.events.values()]
-        .filter((e) => !e.judged && e.at <= before)
+      const pending = [...this.pending]
+        .map((key) => this.events.get(key)!)
+        .filter((e) => e.at <= before)
         .sort((a, b) => a.at - b.at || (a.eventId < b.eventId ? -1 : 1))
         .slice(0, limit);
       const drafts = await judge(pending.map(({ judged: _, ...e }) => e));
@@ -57,7 +61,10 @@ export class MemoryLedger implements LedgerStore {
         this.issued.push(record);
         written.push(record);
       }
-      for (const e of pending) e.judged = true;
+      for (const e of pending) {
+        e.judged = true;
+        this.pending.delete(`${e.group}\u0000${e.eventId}`);
+      }
       return { judged: pending.length, refunded: written };
     };
     const mine = this.lock.then(run, run);
