@@ -22,7 +22,9 @@ export type ControlEventType =
   /** a probe lease was refused (once per breaker, epoch and reason) */
   | 'probe.denied'
   /** probe tokens expired unused (their holders are passed over in this epoch) */
-  | 'probe.expired';
+  | 'probe.expired'
+  /** a region's instances ran in FALLBACK (controller unreachable); reported when control returned, with the duration */
+  | 'region.fallback';
 
 export interface TransitionEventData {
   group: string;

@@ -6,3 +6,4 @@ export * from './ControlError.js';
 export * from './ControlPlane.js';
 export * from './withAudit.js';
 export * from './memory/index.js';
+export * from './fallback/FallbackControl.js';

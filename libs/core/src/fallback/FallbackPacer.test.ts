@@ -43,9 +43,15 @@ describe('FallbackPacer', () => {
     fc.assert(
       fc.property(
         fc.integer(),
-        fc.array(fc.record({ dt: fc.integer({ min: 0, max: 5000 }), rate: fc.option(fc.double({ min: 0, max: 5, noNaN: true })) }), {
-          maxLength: 200,
-        }),
+        fc.array(
+          fc.record({
+            dt: fc.integer({ min: 0, max: 5000 }),
+            rate: fc.option(fc.double({ min: 0, max: 5, noNaN: true })),
+          }),
+          {
+            maxLength: 200,
+          },
+        ),
         (seed, steps) => {
           const rng = seededRng(seed);
           const p = new FallbackPacer(0);

@@ -49,7 +49,8 @@ export class FallbackPacer {
   }
 
   private accrue(now: number): void {
-    if (now > this.at) this.budget = Math.min(FALLBACK_BURST, this.budget + (this.rate * (now - this.at)) / 1000);
+    if (now > this.at)
+      this.budget = Math.min(FALLBACK_BURST, this.budget + (this.rate * (now - this.at)) / 1000);
     this.at = Math.max(this.at, now);
   }
 }

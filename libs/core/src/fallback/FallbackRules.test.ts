@@ -67,7 +67,12 @@ describe('fallbackProbeRate', () => {
         fc.option(fc.integer({ min: 0, max: 10 }), { nil: undefined }),
         fc.integer({ min: 0, max: 200_000 }),
         (owner, share, live, owners, isolated) => {
-          const p = { probeOwner: owner, regionShare: { ratePerSec: share }, regionLive: live, ...(owners === undefined ? {} : { owners }) };
+          const p = {
+            probeOwner: owner,
+            regionShare: { ratePerSec: share },
+            regionLive: live,
+            ...(owners === undefined ? {} : { owners }),
+          };
           const r = fallbackProbeRate(p, isolated, 60_000);
           expect(r).toBeGreaterThanOrEqual(0);
           expect(r).toBeLessThanOrEqual(Math.max(0, share));

@@ -29,12 +29,16 @@ describe('chooseProbeOwners', () => {
   it('different breakers (salts) spread the duty over different instances', () => {
     const live = fleet(300, ['eu']);
     const picks = new Set<string>();
-    for (let b = 0; b < 20; b++) for (const id of chooseProbeOwners(live, 2, `b${b}`).get('eu')!) picks.add(id);
+    for (let b = 0; b < 20; b++)
+      for (const id of chooseProbeOwners(live, 2, `b${b}`).get('eu')!) picks.add(id);
     expect(picks.size).toBeGreaterThan(20);
   });
 
   const arbFleet = fc.uniqueArray(
-    fc.record({ instanceId: fc.string({ minLength: 1, maxLength: 6 }), region: fc.constantFrom('eu', 'us', 'ap') }),
+    fc.record({
+      instanceId: fc.string({ minLength: 1, maxLength: 6 }),
+      region: fc.constantFrom('eu', 'us', 'ap'),
+    }),
     { selector: (l) => l.instanceId, maxLength: 60 },
   );
 
@@ -55,7 +59,10 @@ describe('chooseProbeOwners', () => {
     fc.assert(
       fc.property(
         arbFleet,
-        fc.record({ instanceId: fc.string({ minLength: 7, maxLength: 9 }), region: fc.constantFrom('eu', 'us', 'ap') }),
+        fc.record({
+          instanceId: fc.string({ minLength: 7, maxLength: 9 }),
+          region: fc.constantFrom('eu', 'us', 'ap'),
+        }),
         fc.integer({ min: 1, max: 4 }),
         fc.string(),
         (live, newcomer, k, salt) => {
@@ -72,11 +79,7 @@ describe('chooseProbeOwners', () => {
           const owners = new Set([...before.values()].flat());
           const leaver = live.find((l) => !owners.has(l.instanceId));
           if (leaver) {
-            const without = chooseProbeOwners(
-              live.filter((l) => l !== leaver).reverse(),
-              k,
-              salt,
-            );
+            const without = chooseProbeOwners(live.filter((l) => l !== leaver).reverse(), k, salt);
             expect(without).toEqual(before);
           }
         },

@@ -13,7 +13,10 @@ describe('divideFallbackShares', () => {
   });
 
   it('follows regionWeights; a region the operator did not name weighs 1', () => {
-    const s = divideFallbackShares({ ratePerSec: 1, regionWeights: { a: 3, b: 0 } }, live({ a: 1, b: 5, c: 2 }));
+    const s = divideFallbackShares(
+      { ratePerSec: 1, regionWeights: { a: 3, b: 0 } },
+      live({ a: 1, b: 5, c: 2 }),
+    );
     expect(s.get('a')).toBeCloseTo(0.75, 12);
     expect(s.get('b')).toBe(0);
     expect(s.get('c')).toBeCloseTo(0.25, 12);

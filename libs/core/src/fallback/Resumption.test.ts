@@ -12,7 +12,10 @@ describe('resuming', () => {
 });
 
 describe('capToHolding', () => {
-  const a = { standard: { ratePerSec: 2, burst: 2, concurrency: 2 }, long: { ratePerSec: 1, burst: 1, concurrency: 1 } };
+  const a = {
+    standard: { ratePerSec: 2, burst: 2, concurrency: 2 },
+    long: { ratePerSec: 1, burst: 1, concurrency: 1 },
+  };
 
   it('grants nothing beyond what is reported held; nothing without a report', () => {
     expect(capToHolding(a, { holding: { standard: 0.5 } })).toEqual({
