@@ -12,7 +12,7 @@ import { DEFAULT_FALLBACK } from '../pool/PoolDefaults.js';
 import type { BreakerPlan, GlobalState } from '../wire.js';
 
 /** heartbeats failing this many intervals in a row mean control is lost (unless configured) */
-export const DEFAULT_LOST_AFTER_BEATS = 3;
+export const DEFAULT_LOST_AFTER_BEATS = 1;
 /** an ordinary instance cut off this long joins the region's probing (unless configured) */
 export const DEFAULT_MAX_ISOLATION_MS = 60_000;
 
