@@ -110,7 +110,7 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
         if (!s) throw new Error(`unknown strategy ${n} (known: ${STRATEGIES.map((x) => x.name).join(', ')})`);
         return s;
       })
-    : STRATEGIES;
+    : (scenario.strategies ?? STRATEGIES);
   let bar: ReturnType<typeof progressBar> | null = null;
   let barLabel = '';
   const result = await runScenario(scenario, {

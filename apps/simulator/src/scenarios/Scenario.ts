@@ -1,6 +1,7 @@
 // A scenario states its parameters; the runner builds the same fleet and provider for every
 // strategy from them, with the same seed, so the columns of a table differ only by strategy.
 import { DEFAULT_PROVIDER, type ProviderModel, type ProviderOptions } from '../provider/Provider.js';
+import type { Strategy } from '../strategies/Strategy.js';
 import { DEFAULT_WORKLOAD, type WorkloadOptions } from '../workload/Worker.js';
 
 export interface OutageSpec {
@@ -8,6 +9,13 @@ export interface OutageSpec {
   durationMs: number;
   /** capacity the provider comes back with, 1 = full */
   recoveredFraction: number;
+}
+
+/** The controller lost (unreachable, its jobs stopped) in the middle of the first ramp, then restarted. */
+export interface ControllerLossSpec {
+  /** how long after the breaker first starts RAMPING the controller goes away */
+  afterRampMs: number;
+  durationMs: number;
 }
 
 export interface ScenarioParams {
@@ -19,6 +27,8 @@ export interface ScenarioParams {
   brokenHosts: number;
   provider: ProviderOptions;
   workload: WorkloadOptions;
+  /** S5: the controller dies mid-ramp (strategies that have one and model the loss) */
+  controllerLoss?: ControllerLossSpec;
 }
 
 export interface Scenario {
@@ -33,6 +43,8 @@ export interface Scenario {
   fleetSizes?: number[];
   /** how the scenario is rebuilt at another fleet size; without it the provider is scaled with the fleet */
   paramsAt?: (instances: number) => ScenarioParams;
+  /** the strategies run when none are named (all of them otherwise) */
+  strategies?: Strategy[];
 }
 
 /** The provider serves this many requests/s per instance of demand at full health (headroom). */

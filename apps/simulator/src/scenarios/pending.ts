@@ -12,15 +12,6 @@ export const S4: Scenario = {
   params: S1.params,
 };
 
-export const S5: Scenario = {
-  id: 'S5',
-  title: 'the controller dies in the middle of a ramp and returns 2 minutes later',
-  mustHold:
-    'attempts stay within the preallocated regional shares, no instance ramps beyond its last granted step',
-  needs: 'fallback (the controller hands out no regional fallback shares or probe owners yet)',
-  params: S1.params,
-};
-
 export const S6: Scenario = {
   id: 'S6',
   title: 'the breaker flaps 10 times; the queue quarantines work after 5 reclaims',

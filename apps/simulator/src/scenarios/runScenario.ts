@@ -83,14 +83,15 @@ export function paramsFor(scenario: Scenario, instances: number | undefined): Sc
 }
 
 export async function runScenario(scenario: Scenario, opts: RunOptions): Promise<ScenarioResult> {
-  const strategies = opts.strategies ?? STRATEGIES;
+  const strategies = opts.strategies ?? scenario.strategies ?? STRATEGIES;
   const sizes: SizeResult[] = [];
   for (const base of paramsFor(scenario, opts.instances)) {
     const params = withOverrides(base, opts);
     const columns: StrategyColumn[] = [];
     for (const strategy of strategies) {
-      if (strategy.needs) {
-        columns.push({ name: strategy.name, figures: null, needs: strategy.needs });
+      const needs = strategy.needs ?? strategy.needsIn?.(params);
+      if (needs) {
+        columns.push({ name: strategy.name, figures: null, needs });
         continue;
       }
       const label = `${scenario.id} ${strategy.name} @${params.instances}`;

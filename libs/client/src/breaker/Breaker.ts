@@ -186,6 +186,8 @@ export class Breaker {
   /** the spell in FALLBACK in progress (null outside one) */
   private spell: FallbackSpell | null = null;
   private fallbackProbeInFlight = false;
+  /** fallback probes admitted since this breaker was made (owners' and late joins', local trips' included) */
+  private fallbackProbeCount = 0;
 
   private lastState: BreakerState = 'closed';
   private lastLocal: LocalBreakerState = 'closed';
@@ -440,6 +442,11 @@ export class Breaker {
     this.emitIfChanged();
   }
 
+  /** fallback probes this breaker admitted so far (a monotonic count: telemetry, the simulator) */
+  get fallbackProbes(): number {
+    return this.fallbackProbeCount;
+  }
+
   get planEpoch(): number | null {
     return this.epoch;
   }
@@ -522,6 +529,7 @@ export class Breaker {
     if (!spell.take(now, this.host.rng)) return DENIED;
     spell.attempts += 1;
     spell.probes += 1;
+    this.fallbackProbeCount += 1;
     this.fallbackProbeInFlight = true;
     return FALLBACK_PROBE;
   }
@@ -534,6 +542,7 @@ export class Breaker {
     spell.take(now, this.host.rng);
     spell.attempts += 1;
     spell.probes += 1;
+    this.fallbackProbeCount += 1;
     return LOCAL;
   }
 

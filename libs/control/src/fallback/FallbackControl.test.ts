@@ -142,6 +142,10 @@ describe('FallbackControl through the ControlPlane (memory ports)', () => {
     const fallback = control.events.events.filter((e) => e.type === 'region.fallback');
     expect(fallback.map((e) => e.data.region).sort()).toEqual(['ap', 'eu', 'us']);
     expect(fallback[0]!.data.durationMs).toBe(120_000);
+    // a blip shorter than a lease TTL is not an alert
+    clock.set(300_000);
+    await beat(control.plane, 0, 'closed', report(TTL - 1));
+    expect(control.events.events.filter((e) => e.type === 'region.fallback')).toHaveLength(3);
     // a later spell of the same region is announced again
     clock.set(600_000);
     await beat(control.plane, 0, 'closed', report(30_000));

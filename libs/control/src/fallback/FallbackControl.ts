@@ -4,8 +4,9 @@
 //   and process from the live verdict rows, so a routine heartbeat pays a map lookup;
 // - for one lease TTL after the process started, an instance is granted no allowance beyond what it
 //   reports holding (core capToHolding): a restarted controller may have lost track of its grants;
-// - an instance's report of a fallback spell announces `region.fallback` (once per spell, region and
-//   breaker in this process: core sameFallbackSpell over the reporters' start estimates).
+// - an instance's report of a fallback spell of at least one lease TTL announces `region.fallback`
+//   (once per spell, region and breaker in this process: core sameFallbackSpell over the reporters'
+//   start estimates; each replica that hears of a spell announces it once).
 import {
   capToHolding,
   DEFAULT_LOST_AFTER_BEATS,
@@ -78,6 +79,8 @@ export class FallbackControl {
     report: FallbackReport,
     now: number,
   ): Promise<void> {
+    // a blip shorter than a lease TTL cost nothing (every grant was still valid): not an alert
+    if (!(report.durationMs >= this.settings.heartbeatTtlMs)) return;
     const start = now - Math.max(0, report.durationMs);
     const key = `${breaker.id}\u0000${region}`;
     const last = this.spells.get(key, now);
