@@ -426,8 +426,9 @@ export class Breaker {
       this.probeExpiresAt = sentAt + plan.probe.validForMs;
     }
     if (plan.fallback !== null) this.fallbackPlan = plan.fallback;
-    // control is back: the spell ends (its report went out with the heartbeat this plan answers)
-    if (this.spell !== null && !this.isFallback()) this.spell = null;
+    // control is back (a plan arrived): the spell ends; its report went out with the heartbeat this
+    // plan answers. (The Recloser marks the controller reachable right after the plans are applied.)
+    this.spell = null;
     this.plan.fire(plan);
     this.emitIfChanged();
   }

@@ -83,9 +83,13 @@ export class FallbackControl {
     if (!(report.durationMs >= this.settings.heartbeatTtlMs)) return;
     const start = now - Math.max(0, report.durationMs);
     const key = `${breaker.id}\u0000${region}`;
-    const last = this.spells.get(key, now);
-    this.spells.set(key, now, start);
-    if (last !== undefined && sameFallbackSpell(last, start, this.spellToleranceMs())) return;
+    // read the clock afresh: a heartbeat that read it before a concurrent one stored its spell must
+    // still find that entry (the cache serves no entry newer than the time asked with)
+    const at = Math.max(now, this.ports.clock.now());
+    const last = this.spells.get(key, at);
+    const same = last !== undefined && sameFallbackSpell(last, start, this.spellToleranceMs());
+    this.spells.set(key, at, same ? Math.min(last, start) : start);
+    if (same) return;
     const draft: ControlEventDraft = {
       type: 'region.fallback',
       breakerId: breaker.id,
