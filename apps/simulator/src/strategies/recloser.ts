@@ -94,7 +94,8 @@ export const recloser: Strategy = {
       heartbeatTtlMs: HEARTBEAT_TTL_MS,
       isolationAfterMs: ISOLATION_AFTER_MS,
     });
-    controller.onTransition = (t) => recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to });
+    controller.onTransition = (t) =>
+      recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to, reason: t.reason });
     const sdks: Recloser[] = [];
     const gates: SdkGate[] = [];
     let workers: Worker[] = [];

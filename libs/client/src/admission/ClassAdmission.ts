@@ -33,7 +33,10 @@ export class ClassAdmission {
    * Applies this class's allowance from a new plan; null = not admitted at this step. The bucket
    * outlives a spell without admission, frozen (no tokens accrue meanwhile): an instance dropped
    * and admitted again — rotation, a new step — carries what it had left instead of a fresh burst,
-   * so churn in who is admitted never adds bursts on top of the step's rate.
+   * so churn in who is admitted never adds bursts on top of the step's rate. For the same reason a
+   * bucket first granted starts empty: an instance admitted for the first time (a new step's
+   * division, the rotation) earns its first token at the step's rate instead of firing at once —
+   * a step that admits N new instances would otherwise see N calls on top of its rate.
    */
   apply(allowance: ClassAllowance | null): void {
     if (allowance === null) {
@@ -43,7 +46,7 @@ export class ClassAdmission {
       return;
     }
     if (this.bucket === null)
-      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock);
+      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock, 0);
     else this.bucket.reset(allowance.ratePerSec, allowance.burst);
     this.admittedNow = true;
     this.concurrency = allowance.concurrency;

@@ -418,7 +418,8 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
       return move(next, `gates degraded at level ${pct(level)} (${failed}): back to ${pct(held)}`);
     }
     // nothing lower is known to hold (this level held before and no longer does, or it is the first)
-    const lower = decreasedLevel(ramp, level);
+    const heldBefore = s.heldLevel !== null && s.heldLevel >= level;
+    const lower = decreasedLevel(ramp, level, heldBefore);
     if (!(lower < level)) {
       const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
       return move(next, `gates still degraded at the ramp's lowest level ${pct(level)} (${failed})`, {

@@ -51,7 +51,7 @@ export const DEFAULT_RAMP: RampConfig = {
   minSample: 10,
   growth: 3,
   probeGrowth: 1.1,
-  headroom: 0.05,
+  headroom: 0.02,
   latencyInflation: 3,
   classOrder: ['standard'],
   gates: DEFAULT_GATES,
