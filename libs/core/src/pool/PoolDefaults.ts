@@ -49,7 +49,7 @@ export const DEFAULT_RAMP: RampConfig = {
   dwellMs: 2000,
   // the smallest sample judged; a level too small to gather it in the floor dwells longer
   minSample: 10,
-  growth: 3,
+  growth: 4,
   probeGrowth: 1.1,
   headroom: 0.02,
   latencyInflation: 3,
