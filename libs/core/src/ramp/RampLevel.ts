@@ -28,7 +28,7 @@ export const BISECT_PRECISION = 0.02;
 /** A level that degrades with nothing lower known to hold falls to this share of itself (between CUBIC's 0.7 and a step of headroom). */
 export const LEVEL_DECREASE = 0.8;
 /** The growth never shrinks below this share of (growth − 1): a fleet that is slow anyway still climbs. */
-export const MIN_GROWTH_SHARE = 0.1;
+export const MIN_GROWTH_SHARE = 0.03;
 
 type LevelConfig = Pick<RampConfig, 'steps' | 'growth' | 'probeGrowth' | 'headroom' | 'latencyInflation'>;
 
