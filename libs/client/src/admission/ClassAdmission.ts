@@ -9,12 +9,6 @@ import { TokenBucket, type ClassAllowance, type Clock } from '@recloser/core';
  */
 export const DEMAND_WINDOW_MS = 1000;
 const DEMAND_TICKS = 16;
-/**
- * Tokens a bucket starts with when first granted: half a token, the mean of a random phase. The
- * replaced instances lose their grant over the next heartbeat interval, the new ones make their
- * first call half a period in: in that interval the fleet sends about the step's rate, not twice it.
- */
-export const FIRST_GRANT_TOKENS = 0.5;
 
 export class ClassAdmission {
   /** allow() calls this tick (admitted or not): the demand reported to the controller */
@@ -39,10 +33,7 @@ export class ClassAdmission {
    * Applies this class's allowance from a new plan; null = not admitted at this step. The bucket
    * outlives a spell without admission, frozen (no tokens accrue meanwhile): an instance dropped
    * and admitted again — rotation, a new step — carries what it had left instead of a fresh burst,
-   * so churn in who is admitted never adds bursts on top of the step's rate. For the same reason a
-   * bucket first granted starts with FIRST_GRANT_TOKENS, not full: instances admitted for the first
-   * time (a new step's division, the rotation) would otherwise each fire at once while the ones
-   * they replace still hold their grant until their next heartbeat — twice the step's rate.
+   * so churn in who is admitted never adds bursts on top of the step's rate.
    */
   apply(allowance: ClassAllowance | null): void {
     if (allowance === null) {
@@ -52,7 +43,7 @@ export class ClassAdmission {
       return;
     }
     if (this.bucket === null)
-      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock, FIRST_GRANT_TOKENS);
+      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock);
     else this.bucket.reset(allowance.ratePerSec, allowance.burst);
     this.admittedNow = true;
     this.concurrency = allowance.concurrency;

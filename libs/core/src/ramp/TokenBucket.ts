@@ -12,22 +12,15 @@ export class TokenBucket {
   private tokens: number;
   private refilledAt: number;
 
-  /**
-   * `ratePerSec` tokens per second, at most `burst` held; starts with `startTokens` (full unless
-   * given, capped at the burst). A burst below 1 admits nothing.
-   */
+  /** `ratePerSec` tokens per second, at most `burst` held; starts full. A burst below 1 admits nothing. */
   constructor(
     ratePerSec: number,
     burst: number,
     private readonly clock: Clock,
-    startTokens?: number,
   ) {
     this.rate = Math.max(0, ratePerSec);
     this.burst = Math.max(0, burst);
-    this.tokens =
-      startTokens === undefined || !Number.isFinite(startTokens)
-        ? this.burst
-        : Math.min(this.burst, Math.max(0, startTokens));
+    this.tokens = this.burst;
     this.refilledAt = clock.now();
   }
 
