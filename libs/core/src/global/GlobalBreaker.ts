@@ -438,10 +438,7 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
       failedRecoveries: reopened.failedRecoveries,
     });
   }
-  // a settled level, and a level tried between one that held and one that failed (near the limit),
-  // is judged over longer windows: a few failures in two seconds are noise there, and a level a few
-  // per cent over the provider's capacity needs more than two seconds to build a queue that shows
-  const window = s.settled || s.failedLevel !== null ? SETTLED_WINDOW_DWELLS * ramp.dwellMs : ramp.dwellMs;
+  const window = judgingWindowMs(s, ramp.dwellMs);
   if (s.rampPaused || now < stepSince + window || gates.outcome === 'insufficient') return unchanged(s);
 
   if (gates.outcome === 'degrade') {
@@ -529,6 +526,16 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
     : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
   return move(next, reason);
+}
+
+/**
+ * How long a level is watched before it is judged (a collapse acts at once): a dwell, or
+ * SETTLED_WINDOW_DWELLS for a settled level and for a level tried between one that held and one
+ * that failed (near the limit): a few failures in two seconds are noise there, and a level a few
+ * per cent over the provider's capacity needs more than two seconds to build a queue that shows.
+ */
+export function judgingWindowMs(s: Pick<GlobalBreakerState, 'settled' | 'failedLevel'>, dwellMs: number): number {
+  return s.settled || s.failedLevel !== null ? SETTLED_WINDOW_DWELLS * dwellMs : dwellMs;
 }
 
 /** The level admitted while draining before landing on `to`: DRAIN_SHARE of it, never below the start level (unless `to` is). */
