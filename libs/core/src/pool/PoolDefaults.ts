@@ -44,7 +44,7 @@ export const DEFAULT_GATES: GateThresholds = {
 };
 
 export const DEFAULT_RAMP: RampConfig = {
-  steps: [0.02, 1.0],
+  steps: [0.01, 1.0],
   // two heartbeats: an instance learns a level at its next heartbeat and reports a window after it
   dwellMs: 2000,
   // the smallest sample judged; a level too small to gather it in the floor dwells longer
