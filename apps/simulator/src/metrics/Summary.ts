@@ -235,7 +235,12 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     ],
     globalTransitions: rec.transitions
       .filter((t) => t.who === 'global')
-      .map((t) => ({ at: Math.round(t.at), from: t.from, to: t.to, ...(t.reason ? { reason: t.reason } : {}) })),
+      .map((t) => ({
+        at: Math.round(t.at),
+        from: t.from,
+        to: t.to,
+        ...(t.reason ? { reason: t.reason } : {}),
+      })),
     series,
   };
 }

@@ -707,7 +707,13 @@ describe('invariants (property)', () => {
             expect(d.next.level!).toBeLessThanOrEqual(d.next.drainTo);
           const landed = s.drainTo != null && d.next.level === s.drainTo;
           // a climb is never above the last level that held times the growth factor
-          if (s.level !== null && d.next.level !== null && d.next.level > s.level && s.state === 'ramping' && !landed) {
+          if (
+            s.level !== null &&
+            d.next.level !== null &&
+            d.next.level > s.level &&
+            s.state === 'ramping' &&
+            !landed
+          ) {
             expect(d.next.level).toBeLessThanOrEqual(d.next.heldLevel! * pool.ramp.growth + 1e-12);
             expect(now).toBeGreaterThanOrEqual(s.stepSince! + DWELL);
           }

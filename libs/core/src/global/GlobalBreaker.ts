@@ -534,7 +534,10 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
  * that failed (near the limit): a few failures in two seconds are noise there, and a level a few
  * per cent over the provider's capacity needs more than two seconds to build a queue that shows.
  */
-export function judgingWindowMs(s: Pick<GlobalBreakerState, 'settled' | 'failedLevel'>, dwellMs: number): number {
+export function judgingWindowMs(
+  s: Pick<GlobalBreakerState, 'settled' | 'failedLevel'>,
+  dwellMs: number,
+): number {
   return s.settled || s.failedLevel !== null ? SETTLED_WINDOW_DWELLS * dwellMs : dwellMs;
 }
 
