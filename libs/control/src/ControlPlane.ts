@@ -812,8 +812,9 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         ? { ...nothing, probe: await this.probeFor(breaker, pool, instanceId, verdict, receivedAt) }
         : {
             ...nothing,
-            // resuming after a start: nothing beyond what the instance reports holding
+            // resuming after a start: nothing beyond what an instance back from FALLBACK holds
             allowance: this.fallback.capAllowance(
+              { breakerId: breaker.id, instanceId },
               await this.allowanceFor(breaker, pool, instanceId, verdict, receivedAt),
               verdict.fallback,
               receivedAt,

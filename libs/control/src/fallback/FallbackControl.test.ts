@@ -192,4 +192,16 @@ describe('FallbackControl through the ControlPlane (memory ports)', () => {
       true,
     );
   });
+
+  it('serves an instance that never lost control (another replica had it) from the stored division while a new process resumes', async () => {
+    const { clock, control } = setup();
+    await toRamping(clock, control);
+    const before = (await beatAll(control.plane, 'closed')).map((r) => r.breakers[0]!.allowance!.classes);
+    expect(before.some((c) => Object.keys(c).length > 0)).toBe(true);
+    // a second process joining the running one (a rolling restart): same stores, same period
+    const { plane: _running, events, ...stores } = control;
+    const joined = new ControlPlane({ ...stores, events, clock, rng: seededRng(3) }, control.plane.settings);
+    const after = (await beatAll(joined, 'closed')).map((r) => r.breakers[0]!.allowance!.classes);
+    expect(after).toEqual(before);
+  });
 });

@@ -30,6 +30,8 @@ export class FallbackControl {
   private readonly tables: RecentCache<Promise<FallbackTable>>;
   /** (breaker, region) → the start of the last spell announced here */
   private readonly spells: RecentCache<number>;
+  /** (breaker, instance) → its last FALLBACK report while this process resumes */
+  private readonly cutOff = new Map<string, FallbackReport>();
 
   constructor(
     private readonly ports: Pick<ControlPorts, 'presence' | 'events' | 'clock'>,
@@ -56,14 +58,28 @@ export class FallbackControl {
     return fallbackOf(table, instanceId, region);
   }
 
-  /** The allowance to grant: capped at what the instance reports holding while this process resumes. */
+  /**
+   * The allowance to grant: while this process resumes, capped at what the instance reports holding
+   * if it ran in FALLBACK (it reports a spell; later heartbeats of the window keep that cap). An
+   * instance that never lost control — another replica served it while this one started, as in a
+   * rolling restart — holds nothing this process could have lost track of: its share is the stored
+   * division's.
+   */
   capAllowance(
+    key: { breakerId: string; instanceId: string },
     allowance: Allowance | null,
     report: FallbackReport | undefined,
     now: number,
   ): Allowance | null {
-    if (allowance === null || !resuming(now, this.startedAt, this.settings.heartbeatTtlMs)) return allowance;
-    return capToHolding(allowance, report);
+    if (allowance === null) return allowance;
+    if (!resuming(now, this.startedAt, this.settings.heartbeatTtlMs)) {
+      this.cutOff.clear();
+      return allowance;
+    }
+    const id = `${key.breakerId}\u0000${key.instanceId}`;
+    if (report !== undefined && this.cutOff.size < MAX_SPELLS) this.cutOff.set(id, report);
+    const held = report ?? this.cutOff.get(id);
+    return held !== undefined ? capToHolding(allowance, held) : allowance;
   }
 
   /** whether this process still resumes (a probe token then goes only to whoever holds one) */
