@@ -114,8 +114,7 @@ export const recloser: Strategy & { build(ctx: StrategyContext, hooks?: Recloser
       heartbeatTtlMs: HEARTBEAT_TTL_MS,
       isolationAfterMs: ISOLATION_AFTER_MS,
     });
-    controller.onTransition = (t) =>
-      recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to, reason: t.reason });
+    controller.onTransition = (t) => recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to });
     const transport = hooks.transport?.(controller) ?? controller;
     const sdks: Recloser[] = [];
     const gates: SdkGate[] = [];

@@ -38,7 +38,6 @@ describe('upgradeGlobalState', () => {
     expect(s).toEqual({
       ...kept,
       drainingUntil: null,
-      drainTo: null,
       quorumQuietUntil: null,
       level: null,
       heldLevel: null,
