@@ -34,4 +34,5 @@ export * from './domain/FailureDomain.js';
 export * from './region/RegionalVerdict.js';
 export * from './region/ShiftPlan.js';
 export * from './region/HealthSignature.js';
+export * from './region/RegionBreaker.js';
 export * from './domain/CredentialHealth.js';
