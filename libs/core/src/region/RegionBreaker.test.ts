@@ -19,7 +19,14 @@ function row(instanceId: string, region: string, failing: boolean, lastSeenAt = 
     evidence: {
       attempts: 100,
       successes: failing ? 0 : 99,
-      byClass: { overload: 0, network: failing ? 100 : 1, rate_limited: 0, auth: 0, client_error: 0, slow: 0 },
+      byClass: {
+        overload: 0,
+        network: failing ? 100 : 1,
+        rate_limited: 0,
+        auth: 0,
+        client_error: 0,
+        slow: 0,
+      },
       latencyP95Ms: null,
       ttftP95Ms: null,
       queueAgeMs: null,
@@ -29,7 +36,9 @@ function row(instanceId: string, region: string, failing: boolean, lastSeenAt = 
 
 /** `n` instances per region; regions in `failing` have every instance locally open. */
 function fleet(regions: string[], n: number, failing: string[]): RegionRow[] {
-  return regions.flatMap((r) => Array.from({ length: n }, (_, i) => row(`${r}-${i}`, r, failing.includes(r))));
+  return regions.flatMap((r) =>
+    Array.from({ length: n }, (_, i) => row(`${r}-${i}`, r, failing.includes(r))),
+  );
 }
 
 describe('regionsToOpen', () => {

@@ -5,7 +5,13 @@
 // This file decides which regions open (the same verdict the controller publishes) and which
 // breaker an instance follows; the lifecycle itself is GlobalBreaker's, unchanged.
 import type { GlobalState } from '../wire.js';
-import { isLive, isLocallyOpen, quorumThreshold, type QuorumPolicy, type QuorumRow } from '../quorum/Quorum.js';
+import {
+  isLive,
+  isLocallyOpen,
+  quorumThreshold,
+  type QuorumPolicy,
+  type QuorumRow,
+} from '../quorum/Quorum.js';
 import { regionHealthOf, type SignatureRow } from './HealthSignature.js';
 import { DEFAULT_REGIONAL_POLICY, decideRegional, type RegionalPolicy } from './RegionalVerdict.js';
 
@@ -47,7 +53,10 @@ export function groupRegionalPolicy(
  * A cheap filter before any row is read: no region can reach its quorum with fewer live, locally
  * open instances in the whole group than the smallest threshold, nor while the group learns.
  */
-export function mayOpenRegion(openInGroup: number, ctx: Pick<RegionOpeningContext, 'now' | 'quorum' | 'learningUntil'>): boolean {
+export function mayOpenRegion(
+  openInGroup: number,
+  ctx: Pick<RegionOpeningContext, 'now' | 'quorum' | 'learningUntil'>,
+): boolean {
   return ctx.now >= ctx.learningUntil && openInGroup >= quorumThreshold(0, ctx.quorum);
 }
 
@@ -72,7 +81,9 @@ export function regionsToOpen(rows: readonly RegionRow[], ctx: RegionOpeningCont
       threshold: r.quorum.threshold,
       reached: true as const,
       formedBy: rows
-        .filter((x) => x.region === r.region && isLive(x, ctx.now, ctx.heartbeatTtlMs) && isLocallyOpen(x.state))
+        .filter(
+          (x) => x.region === r.region && isLive(x, ctx.now, ctx.heartbeatTtlMs) && isLocallyOpen(x.state),
+        )
         .map((x) => x.instanceId)
         .sort(),
       regionErrorRate: r.signature.region?.errorRate ?? 0,
