@@ -81,7 +81,7 @@ describe('region-scoped breakers (memory ports)', () => {
     // recorded like any other transition, with the regional figures
     const opened = control.breakers.log.find((t) => t.breakerId === `${GROUP}:${DEP}@region:a`)!;
     expect([opened.from, opened.to, opened.actor]).toEqual(['closed', 'open', 'quorum']);
-    expect((opened.figures as Record<string, any>).regional.region).toBe('a');
+    expect((opened.figures as { regional: { region: string } }).regional.region).toBe('a');
   });
 
   it('a group with one region never opens a region breaker: its quorum is the group’s', async () => {
