@@ -35,4 +35,5 @@ export * from './region/RegionalVerdict.js';
 export * from './region/ShiftPlan.js';
 export * from './region/HealthSignature.js';
 export * from './region/RegionBreaker.js';
+export * from './region/RegionShift.js';
 export * from './domain/CredentialHealth.js';
