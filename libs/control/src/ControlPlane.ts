@@ -279,6 +279,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
           validForMs: recovery.validForMs,
         }),
       );
+      // a region breaker's plan carries its region's shift plan (issue 14)
+      plans[plans.length - 1] = await this.regions.withShift(plans.at(-1)!, breaker, pool, now);
     }
     return {
       serverTime: new Date(now).toISOString(),

@@ -1,6 +1,7 @@
 // The REST wire types of docs/api.md, shared by the controller, the SDK and the simulator so all
 // three speak exactly one contract. Field names are public: add, never rename or remove.
 import type { BreakerHealthSignature } from './region/HealthSignature.js';
+import type { InstanceShift } from './region/RegionShift.js';
 
 /** The classified result of one call (see outcome/Outcome.ts for the classification table). */
 export type Outcome =
@@ -94,6 +95,12 @@ export interface BreakerPlan {
   allowance: { validForMs: number; classes: Record<TrafficClass, ClassAllowance> } | null;
   probe: ProbeGrant | null;
   fallback: { probeOwner: boolean; regionShare: { ratePerSec: number }; regionLive: number } | null;
+  /**
+   * issue 14, only on the plan of an instance whose region breaker is not CLOSED: which regions may
+   * receive this instance's calls and at most how many requests/s each (core planShift, this
+   * instance's share)
+   */
+  shift?: InstanceShift | null;
 }
 
 export interface HeartbeatResponse {

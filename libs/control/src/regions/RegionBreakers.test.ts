@@ -1,6 +1,13 @@
 // Region-scoped breakers on the memory ports (the simulator's home): which breaker opens, whose
 // plans follow it, and that two regions recovering at once draw on one pool probe budget.
-import { defaultPoolBody, emptyEvidence, FakeClock, seededRng, type ReportedState } from '@recloser/core';
+import {
+  defaultPoolBody,
+  emptyEvidence,
+  FakeClock,
+  seededRng,
+  type BreakerPlan,
+  type ReportedState,
+} from '@recloser/core';
 import { describe, expect, it } from 'vitest';
 import { createMemoryControlPlane } from '../memory/MemoryControlPlane.js';
 import { REGION_EVALUATION_MS } from './RegionBreakers.js';
@@ -24,7 +31,10 @@ function setup(concurrency = 1) {
   });
   /** one heartbeat from every instance; instances of `failing` regions report locally open */
   const beatAll = async (failing: string[], state: (region: string) => ReportedState = () => 'closed') => {
-    const plans = new Map<string, { region: string; state: string; probe: boolean; breakerId: string }>();
+    const plans = new Map<
+      string,
+      { region: string; state: string; probe: boolean; breakerId: string; shift: BreakerPlan['shift'] }
+    >();
     for (const region of REGIONS)
       for (let i = 0; i < PER_REGION; i++) {
         const instanceId = `${region}-${i}`;
@@ -47,6 +57,7 @@ function setup(concurrency = 1) {
           state: plan.global.state,
           probe: plan.probe !== null,
           breakerId: plan.breakerId,
+          shift: plan.shift,
         });
       }
     return plans;
@@ -72,6 +83,19 @@ describe('region-scoped breakers (memory ports)', () => {
     expect(groupState(control)).toBe('closed');
     for (const p of plans.values())
       expect([p.region, p.state]).toEqual([p.region, p.region === 'a' ? 'open' : 'closed']);
+    // a's plans carry its shift plan: its deficit may go to the healthy regions, within their headroom
+    for (const p of plans.values()) {
+      if (p.region !== 'a') expect(p.shift).toBeUndefined();
+      else {
+        expect(p.shift?.mode).toBe('shifting');
+        expect(p.shift?.source).toBe('a');
+        expect(p.shift!.receivers.length).toBeGreaterThan(0);
+        for (const r of p.shift!.receivers) {
+          expect(r.region).not.toBe('a');
+          expect(r.ratePerSec).toBeGreaterThan(0);
+        }
+      }
+    }
     expect(REGIONS.slice(1).map((r) => regionState(control, r))).toEqual([
       undefined,
       undefined,

@@ -5,7 +5,15 @@
 // plan of R's breaker (core followedScope) — paused, probing, ramping on the pool's one probe budget —
 // until it closes. This file only gathers inputs and remembers what it read; core decides.
 import {
+  DEFAULT_SHIFT_POLICY,
+  currentLevel,
   followedScope,
+  instanceShift,
+  planShift,
+  regionShiftInput,
+  type BreakerPlan,
+  type ShiftPlan,
+  type ShiftState,
   isLive,
   mayOpenRegion,
   onQuorum,
@@ -49,6 +57,13 @@ export class RegionBreakers {
   /** region breaker id → its group breaker id (to forget the right entry when it moves) */
   private readonly groupOf = new Map<string, string>();
   private readonly judged = new RecentCache<Promise<void>>(() => REGION_EVALUATION_MS, MAX_ENTRIES);
+  /** region breaker id → its region's shift plan and live count, planned at most once per REGION_VIEW_MS */
+  private readonly shifts = new RecentCache<Promise<{ plan: ShiftPlan; live: number }>>(
+    () => REGION_VIEW_MS,
+    MAX_ENTRIES,
+  );
+  /** region breaker id → what planShift carries from one step to the next (this process's) */
+  private readonly shiftStates = new Map<string, ShiftState>();
 
   constructor(
     private readonly ports: ControlPorts,
@@ -154,6 +169,41 @@ export class RegionBreakers {
     return (await this.ports.presence.rows(g.id, now - ttl))
       .filter((r) => r.region === rb.region && isLive(r, now, ttl))
       .map((r) => ({ instanceId: r.instanceId, demand: r.demand }));
+  }
+
+  /**
+   * The plan with its `shift` (core planShift over regionShiftInput, this instance's share) when it
+   * is a region breaker's plan; any other plan unchanged.
+   */
+  async withShift(
+    plan: BreakerPlan,
+    followed: BreakerRecord,
+    pool: PoolConfig,
+    now: number,
+  ): Promise<BreakerPlan> {
+    if (followed.scopeKind !== 'region' || followed.region === null) return plan;
+    const region = followed.region;
+    const { plan: shift, live } = await this.shifts.through(followed.id, now, async () => {
+      const g = await this.ports.breakers.find(followed.group, followed.dependency);
+      const ttl = this.settings.heartbeatTtlMs;
+      const rows = g ? await this.ports.presence.rows(g.id, now - ttl) : [];
+      const quota = Object.values(pool.capacity).reduce((s, c) => s + c.ratePerSec, 0);
+      const input = regionShiftInput(rows, {
+        now,
+        heartbeatTtlMs: ttl,
+        source: region,
+        sourceState: followed.globalState.state,
+        sourceLevel: currentLevel(followed.globalState, pool),
+        poolCapacityPerSec: quota,
+        maxReceiverErrorRate: DEFAULT_SHIFT_POLICY.degradedErrorRate,
+      });
+      const out = planShift(input, this.shiftStates.get(followed.id) ?? null, DEFAULT_SHIFT_POLICY);
+      if (this.shiftStates.size >= MAX_ENTRIES) this.shiftStates.clear();
+      this.shiftStates.set(followed.id, out.state);
+      const sourceLive = rows.filter((r) => r.region === region && isLive(r, now, ttl)).length;
+      return { plan: out.plan, live: sourceLive };
+    });
+    return { ...plan, shift: instanceShift(shift, live) };
   }
 
   private regionsOf(g: BreakerRecord, now: number): Promise<BreakerRecord[]> {
