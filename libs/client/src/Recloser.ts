@@ -110,6 +110,7 @@ export class Recloser {
       unreachable: () => this.isUnreachable,
       postProbeResult: (grant, body) => this.postProbe(grant, body),
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      region: options.region,
     };
     if (options.transport !== undefined) this.transport = options.transport;
     else {
