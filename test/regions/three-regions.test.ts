@@ -181,6 +181,18 @@ describe('three regions of SDK instances against the real controller', () => {
       for (const [region, state] of paused)
         expect([region, state]).toEqual([region, region === 'eu-west' ? 'paused' : 'closed']);
 
+      // eu-west's plans carry a shift: route() sends a call to another region within its rate;
+      // the other regions' instances stay home
+      const euWest = instances.find((i) => i.region === 'eu-west')!.breaker;
+      const routed = await pollUntil(
+        async () => euWest.route(['eu-west', 'us-east', 'ap-south']),
+        (r) => r !== null,
+        { attempts: 20, everyMs: 100 },
+      );
+      expect(['us-east', 'ap-south']).toContain(routed);
+      for (const { region, breaker } of instances.filter((i) => i.region !== 'eu-west'))
+        expect(breaker.route(REGIONS)).toBe(region);
+
       // the transition is in the hash-chained log like any other, with the regional figures
       const log = async (): Promise<any[]> => {
         const { body } = await t.admin('GET', `/v1/admin/transitions?breakerId=${regionId}`);
