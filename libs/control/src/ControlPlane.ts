@@ -168,7 +168,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   ) {
     this.startedAt = ports.clock.now();
     this.warn = hooks.warn ?? (() => undefined);
-    this.regions = new RegionBreakers(ports as unknown as ControlPorts, settings);
+    this.regions = new RegionBreakers(ports as unknown as ControlPorts, settings, this.warn);
     ports.changes?.listen((breakerId) => this.forget(breakerId));
   }
 
@@ -426,16 +426,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
     if (!this.mayOpen(breaker.globalState, quorum, group, pool, now)) {
       // the group stays CLOSED: a region set apart opens its own breaker (core regionsToOpen)
-      await this.regions.evaluate(
-        breaker,
-        counts,
-        group,
-        pool,
-        now,
-        this.learningUntil(group),
-        trigger,
-        (id, decide) => this.transition(id, decide),
-      );
+      // its trouble does not fail the heartbeat: the periodic job judges the regions again
+      await this.regions
+        .evaluate(breaker, counts, group, pool, now, this.learningUntil(group), trigger, (id, decide) =>
+          this.transition(id, decide),
+        )
+        .catch((err: unknown) => this.warn(`regions of breaker ${breaker.id}: ${(err as Error).message}`));
       return { breaker, quorum };
     }
 

@@ -68,6 +68,7 @@ export class RegionBreakers {
   constructor(
     private readonly ports: ControlPorts,
     private readonly settings: ControlSettings,
+    private readonly warn: (message: string) => void = () => undefined,
   ) {}
 
   /** A breaker changed (here or on another replica): its group's region list is read again. */
@@ -183,7 +184,8 @@ export class RegionBreakers {
   ): Promise<BreakerPlan> {
     if (followed.scopeKind !== 'region' || followed.region === null) return plan;
     const region = followed.region;
-    const { plan: shift, live } = await this.shifts.through(followed.id, now, async () => {
+    // a plan without its shift only keeps the region's calls at home: trouble here fails nothing
+    const planned = this.shifts.through(followed.id, now, async () => {
       const g = await this.ports.breakers.find(followed.group, followed.dependency);
       const ttl = this.settings.heartbeatTtlMs;
       const rows = g ? await this.ports.presence.rows(g.id, now - ttl) : [];
@@ -203,7 +205,13 @@ export class RegionBreakers {
       const sourceLive = rows.filter((r) => r.region === region && isLive(r, now, ttl)).length;
       return { plan: out.plan, live: sourceLive };
     });
-    return { ...plan, shift: instanceShift(shift, live) };
+    try {
+      const { plan: shift, live } = await planned;
+      return { ...plan, shift: instanceShift(shift, live) };
+    } catch (err) {
+      this.warn(`shift plan of ${followed.id}: ${(err as Error).message}`);
+      return plan;
+    }
   }
 
   private regionsOf(g: BreakerRecord, now: number): Promise<BreakerRecord[]> {
