@@ -2,6 +2,9 @@
 // posts ONE heartbeat per tick carrying all of them, so the controller's load follows the number
 // of instances, not the request rate.
 import {
+  controlLost,
+  DEFAULT_LOST_AFTER_BEATS,
+  DEFAULT_MAX_ISOLATION_MS,
   mathRng,
   systemClock,
   type Clock,
@@ -36,6 +39,21 @@ interface CommonOptions {
    * (groups with identity optional or required); default false. Closed verdicts are never signed.
    */
   signVerdicts?: boolean;
+  /** when the controller counts as lost, and how long an ordinary instance waits before probing itself */
+  fallback?: FallbackOptions;
+}
+
+export interface FallbackOptions {
+  /**
+   * heartbeats failing this many intervals in a row mean control is lost (FALLBACK), unless the last
+   * plan's validity ran out first; default DEFAULT_LOST_AFTER_BEATS
+   */
+  lostAfterBeats?: number;
+  /**
+   * an instance that is not a probe owner and stays cut off this long joins its region's probing at
+   * share ÷ region live count (so nothing stays isolated forever); default DEFAULT_MAX_ISOLATION_MS
+   */
+  maxIsolationMs?: number;
 }
 
 export interface CloseOptions {
@@ -81,6 +99,10 @@ export class Recloser {
   private intervalMs: number;
   private lastTickAt: number;
   private isUnreachable = false;
+  /** heartbeats failed in a row, and the local time control counted as lost (Infinity while not) */
+  private failedBeats = 0;
+  private lostAt = Number.POSITIVE_INFINITY;
+  private readonly lostAfterBeats: number;
   private round: Promise<TickResult> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private unref = false;
@@ -103,11 +125,14 @@ export class Recloser {
     this.rng = options.rng ?? mathRng;
     this.intervalMs = options.heartbeatIntervalMs ?? 1_000;
     this.lastTickAt = this.clock.now();
+    this.lostAfterBeats = options.fallback?.lostAfterBeats ?? DEFAULT_LOST_AFTER_BEATS;
     this.host = {
       clock: this.clock,
       rng: this.rng,
       heartbeatIntervalMs: () => this.intervalMs,
       unreachable: () => this.isUnreachable,
+      controlLostAt: () => this.lostAt,
+      maxIsolationMs: options.fallback?.maxIsolationMs ?? DEFAULT_MAX_ISOLATION_MS,
       postProbeResult: (grant, body) => this.postProbe(grant, body),
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
       region: options.region,
@@ -273,6 +298,19 @@ export class Recloser {
   }
 
   private setReachable(reachable: boolean, error?: unknown): void {
+    const now = this.clock.now();
+    this.failedBeats = reachable ? 0 : this.failedBeats + 1;
+    if (reachable) this.lostAt = Number.POSITIVE_INFINITY;
+    else if (
+      this.lostAt === Number.POSITIVE_INFINITY &&
+      controlLost({
+        failedBeats: this.failedBeats,
+        lostAfterBeats: this.lostAfterBeats,
+        now,
+        planValidUntil: Number.POSITIVE_INFINITY,
+      })
+    )
+      this.lostAt = now;
     const changed = this.isUnreachable === reachable;
     this.isUnreachable = !reachable;
     if (!changed) return;

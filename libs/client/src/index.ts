@@ -1,6 +1,12 @@
 // @recloser/client: the SDK a worker instance embeds.
 export { createRecloser, Recloser } from './Recloser.js';
-export type { CloseOptions, RecloserOptions, ReachabilityEvent, TickResult } from './Recloser.js';
+export type {
+  CloseOptions,
+  FallbackOptions,
+  RecloserOptions,
+  ReachabilityEvent,
+  TickResult,
+} from './Recloser.js';
 export { BACKLOG_DRAIN_MS, Breaker } from './breaker/Breaker.js';
 export type {
   BreakerFetchInit,

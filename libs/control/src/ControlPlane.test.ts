@@ -172,7 +172,9 @@ describe('ControlPlane: probe leases', () => {
 describe('ControlPlane: routine heartbeats while RAMPING', () => {
   it('writes an unchanged, not locally open heartbeat of a RAMPING breaker behind; a changed or open one through', async () => {
     const body = defaultPoolBody([DEP]);
-    const { clock, control } = setup(0, { pools: [{ id: 'p', ...body, probe: { ...body.probe, probesToPass: 1 } }] });
+    const { clock, control } = setup(0, {
+      pools: [{ id: 'p', ...body, probe: { ...body.probe, probesToPass: 1 } }],
+    });
     const ids = ['a', 'b', 'c'];
     for (const i of ids) await beat(control.plane, i, 'closed');
     clock.set(TTL + 1);
@@ -204,7 +206,9 @@ describe('ControlPlane: routine heartbeats while RAMPING', () => {
 describe('ControlPlane: liveness of a lease asker', () => {
   it('knows an instance it stored within the TTL is live without a read, and refuses it once the TTL has passed', async () => {
     const body = defaultPoolBody([DEP]);
-    const { clock, control } = setup(0, { pools: [{ id: 'p', ...body, probe: { ...body.probe, leases: 'live' } }] });
+    const { clock, control } = setup(0, {
+      pools: [{ id: 'p', ...body, probe: { ...body.probe, leases: 'live' } }],
+    });
     for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'closed');
     clock.set(TTL + 1);
     for (const i of ['a', 'b', 'c']) await beat(control.plane, i, 'open');

@@ -45,6 +45,7 @@ import {
   type ReportedState,
 } from '@recloser/core';
 import { ControlError, isControlError } from './ControlError.js';
+import { FallbackControl } from './fallback/FallbackControl.js';
 import { RecentCache } from './RecentCache.js';
 import { RegionBreakers } from './regions/RegionBreakers.js';
 import {
@@ -158,6 +159,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   private nextEvaluation: { ids: Set<string>; done: Promise<Map<string, Evaluated>> } | null = null;
   private lastEvaluation: Promise<unknown> = Promise.resolve();
   private readonly warn: (message: string) => void;
+  /** regional fallback shares and owners in plans, the resumption cap, region.fallback */
+  private readonly fallback: FallbackControl;
   /** region-scoped breakers: opened from regional verdicts, followed by their region's instances */
   private readonly regions: RegionBreakers;
 
@@ -168,6 +171,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   ) {
     this.startedAt = ports.clock.now();
     this.warn = hooks.warn ?? (() => undefined);
+    this.fallback = new FallbackControl(ports, settings, this.startedAt);
     this.regions = new RegionBreakers(ports as unknown as ControlPorts, settings, this.warn);
     ports.changes?.listen((breakerId) => this.forget(breakerId));
   }
@@ -260,13 +264,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const plans: BreakerPlan[] = [];
     for (const verdict of heartbeat.breakers) {
       // an instance of a region set apart follows its region's breaker (core followedScope)
-      const { breaker, quorum } = await this.regions.follow(
-        evaluated.get(ids.get(verdict.dependency)!)!,
-        heartbeat.region,
-        now,
-      );
+      const shownGroup = evaluated.get(ids.get(verdict.dependency)!)!;
+      const { breaker, quorum } = await this.regions.follow(shownGroup, heartbeat.region, now);
       const pool = poolOf.get(verdict.dependency)!;
       const recovery = await this.recoveryPlan(breaker, pool, instanceId, verdict, now);
+      // fallback shares are the group breaker's (its rows), whichever breaker the instance follows
+      const fallback = await this.fallbackPlan(shownGroup.breaker, pool, heartbeat, verdict, now);
       plans.push(
         buildPlan({
           breakerId: breaker.id,
@@ -277,6 +280,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
           allowance: recovery.allowance,
           probe: recovery.probe,
           validForMs: recovery.validForMs,
+          fallback,
         }),
       );
       // a region breaker's plan carries its region's shift plan (issue 14)
@@ -288,6 +292,27 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       leaseTtlMs: this.settings.heartbeatTtlMs,
       breakers: plans,
     };
+  }
+
+  /**
+   * The instance's part of the breaker's fallback table, and a reported fallback spell announced.
+   * Trouble yields no fallback part (the instance keeps the last one it was told) and is not fatal.
+   */
+  private async fallbackPlan(
+    breaker: BreakerRecord,
+    pool: PoolConfig,
+    heartbeat: HeartbeatRequest,
+    verdict: BreakerVerdict,
+    now: number,
+  ): Promise<BreakerPlan['fallback']> {
+    try {
+      if (verdict.fallback)
+        await this.fallback.reported(breaker, heartbeat.instanceId, heartbeat.region, verdict.fallback, now);
+      return await this.fallback.planFor(breaker, pool, heartbeat.instanceId, heartbeat.region, now);
+    } catch (err) {
+      this.warn(`fallback plan for ${breaker.id}/${heartbeat.instanceId}: ${(err as Error).message}`);
+      return null;
+    }
   }
 
   /**
@@ -804,7 +829,15 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     try {
       return g.state === 'probing'
         ? { ...nothing, probe: await this.probeFor(breaker, pool, instanceId, verdict, receivedAt) }
-        : { ...nothing, allowance: await this.allowanceFor(breaker, pool, instanceId, verdict, receivedAt) };
+        : {
+            ...nothing,
+            // resuming after a start: nothing beyond what the instance reports holding
+            allowance: this.fallback.capAllowance(
+              await this.allowanceFor(breaker, pool, instanceId, verdict, receivedAt),
+              verdict.fallback,
+              receivedAt,
+            ),
+          };
     } catch (err) {
       this.warn(`recovery plan for ${breaker.id}/${instanceId}: ${(err as Error).message}`);
       return nothing;
@@ -834,10 +867,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       instanceId,
       epoch,
     };
-    // a designated instance is granted (or keeps) a token; any other keeps only what it holds
-    const got = designated
-      ? await this.ports.leases.grant({ ...request, ...(await this.fairShare(pool)) })
-      : await this.ports.leases.held(request);
+    // a designated instance is granted (or keeps) a token; any other keeps only what it holds, and
+    // so does everyone while this process resumes after a start (it may have lost track)
+    const got =
+      designated && !this.fallback.resuming(now)
+        ? await this.ports.leases.grant({ ...request, ...(await this.fairShare(pool)) })
+        : await this.ports.leases.held(request);
     if (got.kind === 'granted') await this.announceGrant(breaker, instanceId, got.fencing);
     return got.kind === 'granted' || got.kind === 'held'
       ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }

@@ -24,7 +24,9 @@ export type ControlEventType =
   /** probe tokens expired unused (their holders are passed over in this epoch) */
   | 'probe.expired'
   /** reconciliation refunded reclaims or attempts of a breaker's work units (counts per commit) */
-  | 'ledger.refunded';
+  | 'ledger.refunded'
+  /** a region's instances ran in FALLBACK (controller unreachable); reported when control returned, with the duration */
+  | 'region.fallback';
 
 export interface TransitionEventData {
   group: string;

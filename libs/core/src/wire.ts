@@ -52,6 +52,22 @@ export interface BreakerVerdict {
   demand?: Record<TrafficClass, number>;
   /** this verdict signed by the instance (a DSSE envelope of receipts' VerdictStatement) */
   envelope?: { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
+  /** what the instance did in FALLBACK, sent on the heartbeats after control returned (fallback/FallbackReport.ts) */
+  fallback?: FallbackReport;
+}
+
+/** An instance's account of a spell in FALLBACK (the controller unreachable), per breaker. */
+export interface FallbackReport {
+  /** how long the spell lasted, ms of the instance's own clock */
+  durationMs: number;
+  /** calls it made during the spell (any admission) */
+  attempts: number;
+  /** fallback probes among them (a probe owner's, or a late join after the maximum isolation) */
+  probes: number;
+  /** fallback probes that succeeded */
+  probeSuccesses: number;
+  /** the allowance it holds now, requests/s per class (none once the last one's validity ran out) */
+  holding?: Record<TrafficClass, number>;
 }
 
 export interface HeartbeatRequest {
@@ -94,7 +110,13 @@ export interface BreakerPlan {
   };
   allowance: { validForMs: number; classes: Record<TrafficClass, ClassAllowance> } | null;
   probe: ProbeGrant | null;
-  fallback: { probeOwner: boolean; regionShare: { ratePerSec: number }; regionLive: number } | null;
+  fallback: {
+    probeOwner: boolean;
+    regionShare: { ratePerSec: number };
+    regionLive: number;
+    /** how many probe owners the region has (they split its share); absent from older controllers */
+    owners?: number;
+  } | null;
   /**
    * issue 14, only on the plan of an instance whose region breaker is not CLOSED: which regions may
    * receive this instance's calls and at most how many requests/s each (core planShift, this

@@ -2,7 +2,7 @@ import type { ControlEvent, TransitionEventData } from '@recloser/control';
 
 /**
  * What a webhook may subscribe to. Each is one state change of the event seam, never a heartbeat:
- * an incident alerts once per change. (`region.fallback` joins when the fallback work exists.)
+ * an incident alerts once per change (`region.fallback`: once per spell and region, when control returned).
  */
 export const WEBHOOK_EVENTS = [
   'breaker.opened',
@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   'instance.isolated',
   'instance.recovered',
   'quorum.near',
+  'region.fallback',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
@@ -28,6 +29,7 @@ export function webhookEventOf(event: ControlEvent): WebhookEventType | null {
     case 'instance.isolated':
     case 'instance.recovered':
     case 'quorum.near':
+    case 'region.fallback':
       return event.type;
     case 'breaker.transition':
       return transitionEventOf(event.data as unknown as TransitionEventData);
@@ -69,6 +71,8 @@ export function describeEvent(type: WebhookEventType, event: ControlEvent): stri
       const q = d.quorum as { open?: number; threshold?: number } | null;
       return `Recloser: ${where} is near its quorum (${q?.open ?? '?'} open of threshold ${q?.threshold ?? '?'})`;
     }
+    case 'region.fallback':
+      return `Recloser: region ${String(d.region)} of ${String(d.group)}/${String(d.dependency)} ran without the controller for ${Math.round(Number(d.durationMs) / 1000)} s (fallback: only probe owners probed)`;
     default: {
       const t = d as unknown as TransitionEventData;
       const step = t.step === null ? '' : ` step ${t.step}`;

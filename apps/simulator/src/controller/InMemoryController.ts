@@ -4,6 +4,7 @@
 // simulated clock. No rule of the controller lives here.
 import { TransportError, type ProbeLeaseRequest, type Transport } from '@recloser/client';
 import {
+  ControlPlane,
   createMemoryControlPlane,
   isControlError,
   type ControlEvent,
@@ -39,6 +40,7 @@ export class InMemoryController implements Transport {
   readonly control: MemoryControl;
   private readonly isolatedEver = new Set<string>();
   private readonly initial: GlobalBreakerState;
+  private readonly clock: Clock;
   /** every transition, as it happens (the simulator records them; live mode prints them) */
   onTransition: (t: TransitionRecord) => void = () => undefined;
 
@@ -48,6 +50,7 @@ export class InMemoryController implements Transport {
     readonly options: InMemoryControllerOptions,
   ) {
     this.initial = initialGlobalState(clock.now());
+    this.clock = clock;
     this.control = createMemoryControlPlane({
       clock,
       rng,
@@ -78,6 +81,15 @@ export class InMemoryController implements Transport {
   /** Live leases now (the budget invariant: never more than pool.probe.concurrency). */
   liveLeases(): number {
     return this.control.leases.live();
+  }
+
+  /**
+   * A new controller process on the same stores (what a restart after a crash finds): its own
+   * caches start empty and it resumes from the stored state, as the real controller does.
+   */
+  restart(rng: Rng): void {
+    const { plane, ...stores } = this.control;
+    this.control.plane = new ControlPlane({ ...stores, clock: this.clock, rng }, plane.settings);
   }
 
   /** The controller's periodic jobs, once: lease expiry, quorum, the lifecycle tick, watches. */

@@ -83,7 +83,7 @@ export interface StrategyFigures {
   /** budget or allowance overruns seen during the run (must be empty for recloser) */
   budgetViolations: string[];
   /** the group breaker's transitions (recloser) */
-  globalTransitions: { at: number; from: string; to: string }[];
+  globalTransitions: { at: number; from: string; to: string; reason?: string }[];
   series: SeriesPoint[];
   /** regional strategies only (S4, S8): see regions/RegionalFigures.ts */
   opensByScope?: Record<string, number>;
@@ -244,7 +244,12 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     ],
     globalTransitions: rec.transitions
       .filter((t) => t.who === 'global')
-      .map((t) => ({ at: Math.round(t.at), from: t.from, to: t.to })),
+      .map((t) => ({
+        at: Math.round(t.at),
+        from: t.from,
+        to: t.to,
+        ...(t.reason ? { reason: t.reason } : {}),
+      })),
     series,
   };
 }

@@ -18,6 +18,13 @@ export interface RegionFault {
   durationMs: number;
 }
 
+/** The controller lost (unreachable, its jobs stopped) in the middle of the first ramp, then restarted. */
+export interface ControllerLossSpec {
+  /** how long after the breaker first starts RAMPING the controller goes away */
+  afterRampMs: number;
+  durationMs: number;
+}
+
 export interface ScenarioParams {
   instances: number;
   regions: string[];
@@ -29,6 +36,8 @@ export interface ScenarioParams {
   workload: WorkloadOptions;
   /** region-scoped network faults (the provider's other regions are untouched) */
   regionFaults?: RegionFault[];
+  /** S5: the controller dies mid-ramp (strategies that have one and model the loss) */
+  controllerLoss?: ControllerLossSpec;
 }
 
 export interface Scenario {
@@ -43,7 +52,8 @@ export interface Scenario {
   fleetSizes?: number[];
   /** how the scenario is rebuilt at another fleet size; without it the provider is scaled with the fleet */
   paramsAt?: (instances: number) => ScenarioParams;
-  /** the strategies this scenario compares, when not the common list (S4, S8: regional strategies) */
+  /** the strategies this scenario runs and may be named, when not the common list (S4, S8: regional
+   * strategies; S5: recloser with and without its controller) */
   strategies?: Strategy[];
 }
 

@@ -3,7 +3,7 @@ import { S2 } from './S2.js';
 import { S3 } from './S3.js';
 import { S7 } from './S7.js';
 import { S4 } from './S4.js';
-import { S5 } from './pending.js';
+import { S5 } from './S5.js';
 import { S6 } from './S6.js';
 import { S8 } from './S8.js';
 import type { Scenario } from './Scenario.js';

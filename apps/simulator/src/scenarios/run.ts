@@ -33,6 +33,7 @@ export async function runStrategy(
     workload: params.workload,
     providerRatePerSec: provider.servableRatePerSec(params.regions.length),
     providerConcurrency: sustainedInFlight(params.provider, 1, params.regions.length),
+    ...(params.controllerLoss ? { controllerLoss: params.controllerLoss } : {}),
   });
   const workers = instances.map(
     (inst, i) => new Worker(inst.id, inst.region, sim, provider, fleet.gate(i), recorder, params.workload),
@@ -77,7 +78,7 @@ export async function runStrategy(
 
   const demandPerSec = params.instances * params.workload.demandPerSec;
   const pool = fleet.pool?.();
-  const figures = summarise(recorder, {
+  const facts = {
     pool: pool ?? null,
     wastedCalls: provider.wastedCalls,
     durationMs,
@@ -89,6 +90,10 @@ export async function runStrategy(
     maxQueueDepthByRegion: provider.maxQueueDepthByRegion(),
     isolatedInstances: fleet.isolated?.() ?? [],
     hasController: fleet.globalState() !== null,
-  });
-  return fleet.regionalFigures ? { ...figures, ...fleet.regionalFigures() } : figures;
+  };
+  const figures = summarise(recorder, facts);
+  // a strategy's own figures; `from` re-reads the summary as if the outage had ended then
+  const extra = fleet.extraFigures?.((fromMs) => summarise(recorder, { ...facts, outageEndMs: fromMs }));
+  const regional = fleet.regionalFigures?.();
+  return { ...figures, ...(regional ?? {}), ...(extra ?? {}) };
 }

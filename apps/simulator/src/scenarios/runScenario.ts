@@ -89,8 +89,9 @@ export async function runScenario(scenario: Scenario, opts: RunOptions): Promise
     const params = withOverrides(base, opts);
     const columns: StrategyColumn[] = [];
     for (const strategy of strategies) {
-      if (strategy.needs) {
-        columns.push({ name: strategy.name, figures: null, needs: strategy.needs });
+      const needs = strategy.needs ?? strategy.needsIn?.(params);
+      if (needs) {
+        columns.push({ name: strategy.name, figures: null, needs });
         continue;
       }
       const label = `${scenario.id} ${strategy.name} @${params.instances}`;

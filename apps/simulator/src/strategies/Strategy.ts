@@ -25,6 +25,8 @@ export interface StrategyContext {
   providerRatePerSec: number;
   /** calls the provider sustains in flight at that rate (Little's law, not its slot count) */
   providerConcurrency: number;
+  /** the scenario loses the controller mid-ramp (S5) */
+  controllerLoss?: { afterRampMs: number; durationMs: number };
 }
 
 export interface Fleet {
@@ -47,11 +49,20 @@ export interface Fleet {
   control?(): { memory: MemoryControl; settings: { heartbeatIntervalMs: number; heartbeatTtlMs: number } };
   /** regional strategies (S4, S8): opens per scope, shift velocity, probe tokens in flight */
   regionalFigures?(): RegionalFigures;
+  /** figures only this strategy measures, added to its summary (recloser-no-controller's fallback figures) */
+  extraFigures?(summary: (fromMs: number) => StrategyFiguresLike): Record<string, unknown>;
+}
+
+/** the summary's figures recomputed as if the outage had ended at `fromMs` (timeToRecoveredMs from there) */
+export interface StrategyFiguresLike {
+  timeToRecoveredMs: number | null;
 }
 
 export interface Strategy {
   name: string;
   /** what is missing before this strategy can run; absent when it runs */
   needs?: string;
+  /** what a scenario must have for this strategy to apply (recloser-no-controller: a controller loss) */
+  needsIn?(ctx: Pick<StrategyContext, 'controllerLoss'>): string | undefined;
   build(ctx: StrategyContext): Fleet;
 }

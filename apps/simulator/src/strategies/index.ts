@@ -4,16 +4,9 @@
 import { jittered, naive } from './naive.js';
 import { awsAdaptive } from './awsAdaptive.js';
 import { recloser } from './recloser.js';
+import { recloserNoController } from './recloserNoController.js';
 import { sreThrottle } from './sreThrottle.js';
 import type { Strategy } from './Strategy.js';
-
-const recloserNoController: Strategy = {
-  name: 'recloser-no-controller',
-  needs: 'fallback (issue not yet built): the controller hands out no fallback shares or probe owners yet',
-  build: () => {
-    throw new Error('recloser-no-controller needs the SDK fallback mode, which is not built yet');
-  },
-};
 
 export const STRATEGIES: Strategy[] = [
   naive,

@@ -1,7 +1,13 @@
 // recloser: every instance runs the real SDK (libs/client) on the simulated clock, talking to an
 // in-memory controller that composes the real core decisions. Nothing of the policy lives here:
 // this file only wires the SDK's allow()/record() to the workload and drives the tickers.
-import { createRecloser, type Breaker, type BreakerState, type Recloser } from '@recloser/client';
+import {
+  createRecloser,
+  type Breaker,
+  type BreakerState,
+  type Recloser,
+  type Transport,
+} from '@recloser/client';
 import {
   currentLevel,
   DEFAULT_POOL,
@@ -41,10 +47,12 @@ class SdkGate implements CallGate {
     private readonly sim: Simulation,
     private readonly breaker: Breaker,
     private readonly trafficClass: string,
+    private readonly onAdmit?: () => void,
   ) {}
 
   acquire(): GateKind | null {
     if (!this.breaker.allow(this.trafficClass)) return null;
+    this.onAdmit?.();
     // admitted while the group is down = the probe token's call; a local trial = a self-probe
     const state = this.breaker.state;
     return state === 'paused' || state === 'self_probe' ? 'probe' : 'call';
@@ -80,9 +88,21 @@ function norm(s: BreakerState): string {
   return s === 'local_open' ? 'open' : s === 'admitted' ? 'closed' : s;
 }
 
-export const recloser: Strategy = {
+/** What a variant of the recloser fleet changes (recloser-no-controller: a controller that goes away). */
+export interface RecloserFleetHooks {
+  /** what the SDKs talk to (default: the controller itself) */
+  transport?: (controller: InMemoryController) => Transport;
+  /** while true, the controller's periodic jobs do not run (its process is gone) */
+  controllerDown?: () => boolean;
+  /** each instance's SDK and breaker, once made */
+  onInstance?: (index: number, sdk: Recloser, breaker: Breaker) => void;
+  /** each call the instance's gate lets out */
+  onAdmit?: (index: number) => void;
+}
+
+export const recloser: Strategy & { build(ctx: StrategyContext, hooks?: RecloserFleetHooks): Fleet } = {
   name: 'recloser',
-  build(ctx: StrategyContext): Fleet {
+  build(ctx: StrategyContext, hooks: RecloserFleetHooks = {}): Fleet {
     const { sim, recorder } = ctx;
     const trafficClass = ctx.workload.trafficClass;
     const controller = new InMemoryController(sim.clock, seededRng(Math.floor(sim.rng.next() * 2 ** 31)), {
@@ -94,7 +114,9 @@ export const recloser: Strategy = {
       heartbeatTtlMs: HEARTBEAT_TTL_MS,
       isolationAfterMs: ISOLATION_AFTER_MS,
     });
-    controller.onTransition = (t) => recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to });
+    controller.onTransition = (t) =>
+      recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to, reason: t.reason });
+    const transport = hooks.transport?.(controller) ?? controller;
     const sdks: Recloser[] = [];
     const gates: SdkGate[] = [];
     let workers: Worker[] = [];
@@ -106,7 +128,7 @@ export const recloser: Strategy = {
         heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
         clock: sim.clock,
         rng: seededRng(Math.floor(sim.rng.next() * 2 ** 31)),
-        transport: controller,
+        transport,
         autoStart: false,
       });
       // the SDK's default local breaker, as an application would leave it; the worker's queue is
@@ -120,7 +142,9 @@ export const recloser: Strategy = {
         recorder.transition({ at: sim.now(), who: inst.id, from: norm(e.from), to: norm(e.to) }),
       );
       sdks.push(sdk);
-      gates.push(new SdkGate(sim, breaker, trafficClass));
+      const onAdmit = hooks.onAdmit;
+      gates.push(new SdkGate(sim, breaker, trafficClass, onAdmit ? () => onAdmit(i) : undefined));
+      hooks.onInstance?.(i, sdk, breaker);
     });
     return {
       gate: (i) => gates[i]!,
@@ -129,7 +153,9 @@ export const recloser: Strategy = {
       },
       start: (untilMs) => {
         // the controller's job runs every second; each instance's ticker at its own phase
-        sim.every(1000, 500, untilMs, () => sim.track(controller.tick()));
+        sim.every(1000, 500, untilMs, () => {
+          if (!hooks.controllerDown?.()) sim.track(controller.tick());
+        });
         sdks.forEach((sdk, i) => {
           const worker = workers[i]!;
           sim.every(HEARTBEAT_INTERVAL_MS, sim.rng.next() * HEARTBEAT_INTERVAL_MS, untilMs, () =>

@@ -24,6 +24,11 @@ export class ClassAdmission {
 
   constructor(private readonly clock: Clock) {}
 
+  /** the rate of the allowance held (0 when not admitted) */
+  get ratePerSec(): number {
+    return this.admittedNow && this.bucket !== null ? this.bucket.ratePerSec : 0;
+  }
+
   /** true while the current plan grants this class anything */
   get admitted(): boolean {
     return this.admittedNow;

@@ -11,7 +11,7 @@ import {
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isBreakerOpenError, TransportError } from '../errors/Errors.js';
-import { createRecloser } from '../Recloser.js';
+import { createRecloser, type FallbackOptions } from '../Recloser.js';
 import { BACKLOG_DRAIN_MS } from './Breaker.js';
 import type { ProbeLeaseRequest, Transport } from '../transport/Transport.js';
 
@@ -63,7 +63,7 @@ class FakedController implements Transport {
   }
 }
 
-function setup() {
+function setup(fallback: FallbackOptions = {}) {
   const clock = new FakeClock(10_000);
   const controller = new FakedController();
   const recloser = createRecloser({
@@ -74,6 +74,7 @@ function setup() {
     rng: seededRng(1),
     transport: controller,
     autoStart: false,
+    fallback,
   });
   const cooldown = { baseMs: 5_000, maxMs: 60_000, multiplier: 2, jitter: 0 };
   const llm = recloser.breaker('llm', { local: { cooldown } });
@@ -395,14 +396,14 @@ describe('Breaker with a faked controller: fallback', () => {
     expect(llm.state).toBe('admitted');
   });
 
-  it('stays paused in fallback unless this instance is a probe owner, which probes with randomised spacing', async () => {
-    const { clock, controller, recloser, llm } = setup();
+  it('stays paused in fallback unless this instance is a probe owner, which probes its part of the share with Poisson timing', async () => {
+    const { clock, controller, recloser, llm } = setup({ maxIsolationMs: 1e9 });
     const other = recloser.breaker('other');
     controller.setPlan('llm', 'open', {
-      fallback: { probeOwner: true, regionShare: { ratePerSec: 0.1 }, regionLive: 10 },
+      fallback: { probeOwner: true, regionShare: { ratePerSec: 0.2 }, regionLive: 10, owners: 2 },
     });
     controller.setPlan('other', 'open', {
-      fallback: { probeOwner: false, regionShare: { ratePerSec: 0.1 }, regionLive: 10 },
+      fallback: { probeOwner: false, regionShare: { ratePerSec: 0.2 }, regionLive: 10, owners: 2 },
     });
     await recloser.tick();
     expect(llm.allow()).toBe(false); // the controller answers: no fallback probing
@@ -419,13 +420,106 @@ describe('Breaker with a faked controller: fallback', () => {
       clock.advance(1_000);
     }
     expect(otherCalls).toBe(0);
-    // 0.1/s over 300 s with spacing in [5 s, 15 s): between 20 and 60 probes, never two within 5 s
-    expect(probeTimes.length).toBeGreaterThanOrEqual(20);
-    expect(probeTimes.length).toBeLessThanOrEqual(60);
+    // the owner's part: 0.2/s ÷ 2 owners; its budget accrues from nothing and holds one call, so
+    // never two within 10 s and at most 30 in 300 s; Poisson waits on top make it fewer
+    expect(probeTimes.length).toBeGreaterThanOrEqual(15);
+    expect(probeTimes.length).toBeLessThanOrEqual(30);
+    expect(probeTimes[0]! - 10_000).toBeGreaterThanOrEqual(10_000);
     for (let i = 1; i < probeTimes.length; i++)
-      expect(probeTimes[i]! - probeTimes[i - 1]!).toBeGreaterThanOrEqual(5_000);
+      expect(probeTimes[i]! - probeTimes[i - 1]!).toBeGreaterThanOrEqual(10_000);
     const gaps = new Set(probeTimes.slice(1).map((t, i) => t - probeTimes[i]!));
     expect(gaps.size).toBeGreaterThan(1); // randomised, not in step
+  });
+
+  it('an ordinary instance cut off past the maximum isolation joins at share ÷ region live; the owner drops to it (T−1 / T)', async () => {
+    const { clock, controller, recloser, llm } = setup({ maxIsolationMs: 60_000 });
+    const owner = recloser.breaker('owned');
+    const plan = (probeOwner: boolean) => ({
+      fallback: { probeOwner, regionShare: { ratePerSec: 1 }, regionLive: 4, owners: 2 },
+    });
+    controller.setPlan('llm', 'probing', plan(false));
+    controller.setPlan('owned', 'probing', plan(true));
+    await recloser.tick();
+    controller.down = true;
+    await recloser.tick(); // control lost at 10 s
+    const lostAt = clock.now();
+    const calls = { llm: [] as number[], owned: [] as number[] };
+    for (let t = 0; t <= 400_000; t += 500) {
+      clock.set(lostAt + t);
+      if (llm.allow()) {
+        calls.llm.push(t);
+        llm.record('overload', { latencyMs: 5 });
+      }
+      if (owner.allow()) {
+        calls.owned.push(t);
+        owner.record('overload', { latencyMs: 5 });
+      }
+    }
+    expect(calls.llm[0]).toBeGreaterThanOrEqual(60_000 + 4_000); // joins at 1/4 per s: 4 s of budget first
+    // before the limit the owner spends 1/2 per s; after it 1/4 per s, like everyone in the region
+    const before = calls.owned.filter((t) => t < 60_000).length;
+    const after = calls.owned.filter((t) => t >= 64_000).length;
+    expect(before).toBeLessThanOrEqual(30);
+    expect(before).toBeGreaterThanOrEqual(15);
+    expect(after).toBeLessThanOrEqual(84);
+    expect(calls.llm.length).toBeLessThanOrEqual(84);
+    expect(calls.llm.length).toBeGreaterThan(40);
+  });
+
+  it('RAMPING: keeps the last allowance while it is valid, never more, then pauses; reports the spell on the next heartbeats', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: { standard: { ratePerSec: 2, burst: 1, concurrency: 5 } } },
+      fallback: { probeOwner: false, regionShare: { ratePerSec: 0.1 }, regionLive: 10, owners: 2 },
+    });
+    const sentAt = clock.now();
+    await recloser.tick();
+    controller.down = true;
+    clock.advance(1_000);
+    await recloser.tick();
+    expect(llm.state).toBe('fallback');
+    const admittedAt: number[] = [];
+    for (let t = 1_000; t < 30_000; t += 100) {
+      clock.set(sentAt + t);
+      while (llm.allow()) {
+        admittedAt.push(t);
+        llm.record('success', { latencyMs: 1 });
+      }
+    }
+    // within the validity at most the allowance's 2/s (plus its one-call burst); nothing after it
+    expect(admittedAt.every((t) => t < 5_000)).toBe(true);
+    expect(admittedAt.length).toBeLessThanOrEqual(1 + 2 * 4);
+    expect(admittedAt.length).toBeGreaterThan(0);
+    clock.set(sentAt + 30_000);
+    await recloser.tick();
+    const report = controller.heartbeats.at(-1)!.breakers[0]!.fallback!;
+    expect(report).toEqual({ durationMs: 29_000, attempts: admittedAt.length, probes: 0, probeSuccesses: 0 });
+    // back: the spell ends, and the plan applies again
+    controller.down = false;
+    clock.advance(1_000);
+    await recloser.tick();
+    expect(llm.state).toBe('admitted');
+    clock.advance(1_000);
+    await recloser.tick();
+    expect(controller.heartbeats.at(-1)!.breakers[0]!.fallback).toBeUndefined();
+  });
+
+  it('reports what it holds while the last allowance is still valid', async () => {
+    const { clock, controller, recloser } = setup();
+    recloser.breaker('llm');
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: { standard: { ratePerSec: 0.5, burst: 1, concurrency: 1 } } },
+    });
+    await recloser.tick();
+    controller.down = true;
+    clock.advance(1_000);
+    await recloser.tick();
+    clock.advance(1_000);
+    await recloser.tick();
+    expect(controller.heartbeats.at(-1)!.breakers[0]!.fallback).toMatchObject({
+      durationMs: 1_000,
+      holding: { standard: 0.5 },
+    });
   });
 });
 

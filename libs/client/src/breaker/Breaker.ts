@@ -4,7 +4,7 @@
 import {
   LocalBreaker,
   classifyErrorCode,
-  fallbackProbeSpacingMs,
+  fallbackConduct,
   type BreakerPlan,
   type BreakerVerdict,
   type CallLabels,
@@ -25,6 +25,7 @@ import { classifyResponse, isResponseLike, type Classified } from '../classify/C
 import { EventEmitter, type Event } from '../common/Event.js';
 import { BreakerOpenError, type RefusalReason } from '../errors/Errors.js';
 import { Credentials } from './Credentials.js';
+import { FallbackSpell } from './FallbackSpell.js';
 import { ShiftRouter } from './ShiftRouter.js';
 
 /** The instance-side states of docs/architecture.md. */
@@ -130,6 +131,10 @@ export interface BreakerHost {
   heartbeatIntervalMs(): number;
   /** the controller did not answer the last heartbeat */
   unreachable(): boolean;
+  /** local time control was lost (heartbeats failed for the configured intervals); Infinity while not */
+  controlLostAt(): number;
+  /** an ordinary instance cut off this long joins its region's fallback probing */
+  readonly maxIsolationMs: number;
   postProbeResult(grant: ProbeGrant, body: ProbeResultRequest): Promise<void>;
   /** the fetch that Breaker.fetch() calls (globalThis.fetch unless the Recloser was given one) */
   readonly fetch: typeof globalThis.fetch;
@@ -189,10 +194,13 @@ export class Breaker {
   private lastProbeToken: string | null = null;
   private probeWaiters: (() => void)[] = [];
 
-  private fallbackProbeOwner = false;
-  private fallbackRatePerSec = 0;
-  private nextFallbackProbeAt = 0;
+  /** the fallback part of the last plan that had one (region share, owner or not) */
+  private fallbackPlan: BreakerPlan['fallback'] = null;
+  /** the spell in FALLBACK in progress (null outside one) */
+  private spell: FallbackSpell | null = null;
   private fallbackProbeInFlight = false;
+  /** fallback probes admitted since this breaker was made (owners' and late joins', local trips' included) */
+  private fallbackProbeCount = 0;
 
   private lastState: BreakerState = 'closed';
   private lastLocal: LocalBreakerState = 'closed';
@@ -426,7 +434,16 @@ export class Breaker {
     }
     if (this.probeGrant !== null && now >= this.probeExpiresAt) this.probeGrant = null;
     this.emitIfChanged();
-    return { dependency: this.dependency, state: this.reportedState(), evidence, demand };
+    const verdict: BreakerVerdict = {
+      dependency: this.dependency,
+      state: this.reportedState(),
+      evidence,
+      demand,
+    };
+    // a spell in progress is reported on every heartbeat that tries to reach the controller, so the
+    // first one that does tells it what this instance did and holds
+    if (this.isFallback()) verdict.fallback = this.spellAt(now).report(now, this.holding(now));
+    return verdict;
   }
 
   /** Applies the controller's plan. `sentAt` is the local time the heartbeat left: leases count from there. */
@@ -447,10 +464,10 @@ export class Breaker {
       this.lastProbeToken = plan.probe.token;
       this.probeExpiresAt = sentAt + plan.probe.validForMs;
     }
-    if (plan.fallback !== null) {
-      this.fallbackProbeOwner = plan.fallback.probeOwner;
-      this.fallbackRatePerSec = plan.fallback.regionShare.ratePerSec;
-    }
+    if (plan.fallback !== null) this.fallbackPlan = plan.fallback;
+    // control is back (a plan arrived): the spell ends; its report went out with the heartbeat this
+    // plan answers. (The Recloser marks the controller reachable right after the plans are applied.)
+    this.spell = null;
     this.router.apply(plan.shift ?? null);
     this.plan.fire(plan);
     this.emitIfChanged();
@@ -482,14 +499,29 @@ export class Breaker {
     this.emitIfChanged();
   }
 
+  /** fallback probes this breaker admitted so far (a monotonic count: telemetry, the simulator) */
+  get fallbackProbes(): number {
+    return this.fallbackProbeCount;
+  }
+
   get planEpoch(): number | null {
     return this.epoch;
   }
 
   // ---- internals -------------------------------------------------------------------------
 
+  /** core controlLost: heartbeats failed for the configured intervals, or the last plan ran out */
   private isFallback(): boolean {
-    return this.host.unreachable() || this.clock.now() >= this.planExpiresAt;
+    const now = this.clock.now();
+    return now >= this.host.controlLostAt() || now >= this.planExpiresAt;
+  }
+
+  /** what this instance holds of the last allowance: its classes' rates while still valid */
+  private holding(now: number): Record<TrafficClass, number> | null {
+    if (this.mode !== 'ramping' || now >= this.planExpiresAt) return null;
+    const out: Record<TrafficClass, number> = {};
+    for (const [cls, slot] of this.classes) if (slot.ratePerSec > 0) out[cls] = slot.ratePerSec;
+    return out;
   }
 
   private reportedState(): ReportedState {
@@ -521,9 +553,68 @@ export class Breaker {
       this.nextAttemptAt = 0;
     }
     // a breaker of the team's own decides locally: it refuses its own calls when it is open
-    if (this.mode === 'local') return this.external !== undefined || this.local.allow() ? LOCAL : DENIED;
+    if (this.mode === 'local') {
+      if (this.external !== undefined) return LOCAL;
+      // closed: the same in FALLBACK (core fallbackConduct), so the hot path reads no clock
+      if (this.local.state === 'closed') return this.local.allow() ? LOCAL : DENIED;
+    }
+    if (this.mode !== 'blocked' && this.isFallback()) return this.admitInFallback(slot);
+    if (this.mode === 'local') return this.local.allow() ? LOCAL : DENIED;
     if (this.mode === 'ramping') return this.admitRamp(slot);
     return this.admitProbe();
+  }
+
+  /** FALLBACK (core fallbackConduct): the last allowance while valid, else fallback probes only. */
+  private admitInFallback(slot: ClassAdmission): Admission {
+    const now = this.clock.now();
+    const locallyOpen = this.external === undefined && this.local.state !== 'closed';
+    switch (fallbackConduct(this.group, locallyOpen, now < this.planExpiresAt)) {
+      case 'local':
+        return this.local.allow() ? LOCAL : DENIED;
+      case 'allowance':
+        return this.countSpell(this.admitRamp(slot));
+      default:
+        return this.mode === 'local' ? this.admitLocalInFallback() : this.admitFallbackProbe();
+    }
+  }
+
+  /** A fallback probe when this instance's spell paces one now (an owner's share, or a late join). */
+  private admitFallbackProbe(): Admission {
+    if (this.probeInFlight !== null || this.fallbackProbeInFlight) return DENIED;
+    const now = this.clock.now();
+    const spell = this.spellAt(now);
+    if (!spell.take(now, this.host.rng)) return DENIED;
+    spell.attempts += 1;
+    spell.probes += 1;
+    this.fallbackProbeCount += 1;
+    this.fallbackProbeInFlight = true;
+    return FALLBACK_PROBE;
+  }
+
+  /** The local breaker's self-probe, in FALLBACK only when this instance's spell paces a probe now. */
+  private admitLocalInFallback(): Admission {
+    const now = this.clock.now();
+    const spell = this.spellAt(now);
+    if (!spell.ready(now, this.host.rng) || !this.local.allow()) return DENIED;
+    spell.take(now, this.host.rng);
+    spell.attempts += 1;
+    spell.probes += 1;
+    this.fallbackProbeCount += 1;
+    return LOCAL;
+  }
+
+  private countSpell(admission: Admission): Admission {
+    if (admission !== DENIED) this.spellAt(this.clock.now()).attempts += 1;
+    return admission;
+  }
+
+  /** The spell in progress, begun at the moment control was lost or the plan ran out. */
+  private spellAt(now: number): FallbackSpell {
+    if (this.spell === null) {
+      const startedAt = Math.min(now, this.planExpiresAt, this.host.controlLostAt());
+      this.spell = new FallbackSpell(startedAt, this.fallbackPlan, this.host.maxIsolationMs);
+    }
+    return this.spell;
   }
 
   private admitRamp(slot: ClassAdmission): Admission {
@@ -547,16 +638,7 @@ export class Breaker {
         return PROBE;
       }
     }
-    if (
-      this.fallbackProbeOwner &&
-      this.fallbackRatePerSec > 0 &&
-      this.isFallback() &&
-      now >= this.nextFallbackProbeAt
-    ) {
-      this.nextFallbackProbeAt = now + fallbackProbeSpacingMs(this.fallbackRatePerSec, this.host.rng);
-      this.fallbackProbeInFlight = true;
-      return FALLBACK_PROBE;
-    }
+    if (this.isFallback()) return this.admitFallbackProbe();
     return DENIED;
   }
 
@@ -599,6 +681,7 @@ export class Breaker {
     if (admission === PROBE) this.settleProbe(outcome, latencyMs, ttftMs, retryAfterMs);
     if (admission === FALLBACK_PROBE) {
       this.fallbackProbeInFlight = false;
+      if (outcome === 'success' && this.spell !== null) this.spell.probeSuccesses += 1;
       this.wakeProbeWaiters();
       this.probe.fire({
         dependency: this.dependency,

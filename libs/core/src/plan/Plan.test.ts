@@ -14,7 +14,12 @@ function input(state: GlobalState, over: Partial<PlanInput> = {}): PlanInput {
   return {
     breakerId: 'b-1',
     dependency: 'llm-provider',
-    global: { state, epoch: 7, step: state === 'ramping' ? 2 : null, level: state === 'ramping' ? 0.1 : null },
+    global: {
+      state,
+      epoch: 7,
+      step: state === 'ramping' ? 2 : null,
+      level: state === 'ramping' ? 0.1 : null,
+    },
     quorum: { open: 212, live: 300, threshold: 150 },
     pool,
     allowance: share,

@@ -12,9 +12,13 @@ export interface ProberCandidate {
   excluded?: boolean;
 }
 
-/** FNV-1a over the string, then a murmur3 finaliser so nearby ids spread over the whole range. */
+/** designation's hash of (epoch, instance): rendezvousHash of `epoch:instanceId`. */
 export function designationHash(epoch: number, instanceId: string): number {
-  const key = `${epoch}:${instanceId}`;
+  return rendezvousHash(`${epoch}:${instanceId}`);
+}
+
+/** FNV-1a over the string, then a murmur3 finaliser so nearby ids spread over the whole range. */
+export function rendezvousHash(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);

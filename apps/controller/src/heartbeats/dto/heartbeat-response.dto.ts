@@ -11,7 +11,8 @@ export class PlanGlobalDto {
   @ApiPropertyOptional({
     type: Number,
     nullable: true,
-    description: 'while RAMPING: the fraction of each admitted class’s capacity admitted now (step counts the ramp’s moves)',
+    description:
+      'while RAMPING: the fraction of each admitted class’s capacity admitted now (step counts the ramp’s moves)',
   })
   level?: number | null;
   @ApiProperty({ type: QuorumFiguresDto }) quorum: QuorumFiguresDto;

@@ -31,6 +31,7 @@ import {
 } from 'class-validator';
 import { IsIdentifier } from '../../common/input-rules.js';
 import { IsDemandMap } from './demand-map.validator.js';
+import { FallbackReportDto, toFallbackReport } from './fallback-report.dto.js';
 
 // Decorators run bottom-up and validation stops at a field's first error: the type check sits last.
 const count = { allowNaN: false, allowInfinity: false } as const;
@@ -155,6 +156,16 @@ export class BreakerVerdictDto {
   @Type(() => DsseEnvelopeDto)
   @IsObject({ message: 'envelope must be a DSSE envelope object' })
   envelope?: DsseEnvelopeDto;
+
+  @ApiPropertyOptional({
+    type: FallbackReportDto,
+    description: 'what the instance did while the controller was unreachable',
+  })
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => FallbackReportDto)
+  @IsObject()
+  fallback?: FallbackReportDto;
 }
 
 export class HeartbeatDto {
@@ -207,6 +218,7 @@ export function toHeartbeatRequest(dto: HeartbeatDto): HeartbeatRequest {
       };
       if (b.since !== undefined) verdict.since = b.since;
       if (b.demand !== undefined) verdict.demand = { ...b.demand };
+      if (b.fallback !== undefined) verdict.fallback = toFallbackReport(b.fallback);
       return verdict;
     }),
   };

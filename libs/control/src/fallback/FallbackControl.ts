@@ -1,0 +1,117 @@
+// The controller's side of FALLBACK, apart from ControlPlane so that file only calls it:
+// - every heartbeat plan carries the instance's part of its breaker's fallback table (core
+//   planFallback: region shares, rendezvous owners), computed once per allowance period per breaker
+//   and process from the live verdict rows, so a routine heartbeat pays a map lookup;
+// - for one lease TTL after the process started, an instance is granted no allowance beyond what it
+//   reports holding (core capToHolding): a restarted controller may have lost track of its grants;
+// - an instance's report of a fallback spell of at least one lease TTL announces `region.fallback`
+//   (once per spell, region and breaker in this process: core sameFallbackSpell over the reporters'
+//   start estimates; each replica that hears of a spell announces it once).
+import {
+  capToHolding,
+  DEFAULT_LOST_AFTER_BEATS,
+  fallbackOf,
+  planFallback,
+  resuming,
+  sameFallbackSpell,
+  type BreakerPlan,
+  type FallbackReport,
+  type FallbackTable,
+  type PoolConfig,
+} from '@recloser/core';
+import { RecentCache } from '../RecentCache.js';
+import type { ControlEventDraft } from '../events.js';
+import type { Allowance, BreakerRecord, ControlPorts, ControlSettings } from '../ports.js';
+
+/** spells remembered per process for deduplication: enough for every (breaker, region) in view */
+const MAX_SPELLS = 100_000;
+
+export class FallbackControl {
+  private readonly tables: RecentCache<Promise<FallbackTable>>;
+  /** (breaker, region) → the start of the last spell announced here */
+  private readonly spells: RecentCache<number>;
+
+  constructor(
+    private readonly ports: Pick<ControlPorts, 'presence' | 'events' | 'clock'>,
+    private readonly settings: ControlSettings,
+    private readonly startedAt: number,
+  ) {
+    this.tables = new RecentCache(() => settings.heartbeatTtlMs);
+    this.spells = new RecentCache(() => 10 * this.spellToleranceMs(), MAX_SPELLS);
+  }
+
+  /** The fallback part of `instanceId`'s plan for this breaker. */
+  async planFor(
+    breaker: BreakerRecord,
+    pool: PoolConfig,
+    instanceId: string,
+    region: string,
+    now: number,
+  ): Promise<NonNullable<BreakerPlan['fallback']>> {
+    const key = `${breaker.id}\u0000${pool.id}`;
+    const table = await this.tables.through(key, now, async () => {
+      const rows = await this.ports.presence.rows(breaker.id, now - this.settings.heartbeatTtlMs);
+      return planFallback(pool.fallback, rows, breaker.id);
+    });
+    return fallbackOf(table, instanceId, region);
+  }
+
+  /** The allowance to grant: capped at what the instance reports holding while this process resumes. */
+  capAllowance(
+    allowance: Allowance | null,
+    report: FallbackReport | undefined,
+    now: number,
+  ): Allowance | null {
+    if (allowance === null || !resuming(now, this.startedAt, this.settings.heartbeatTtlMs)) return allowance;
+    return capToHolding(allowance, report);
+  }
+
+  /** whether this process still resumes (a probe token then goes only to whoever holds one) */
+  resuming(now: number): boolean {
+    return resuming(now, this.startedAt, this.settings.heartbeatTtlMs);
+  }
+
+  /** `region.fallback`, when this report opens a spell not yet announced here for (breaker, region). */
+  async reported(
+    breaker: BreakerRecord,
+    instanceId: string,
+    region: string,
+    report: FallbackReport,
+    now: number,
+  ): Promise<void> {
+    // a blip shorter than a lease TTL cost nothing (every grant was still valid): not an alert
+    if (!(report.durationMs >= this.settings.heartbeatTtlMs)) return;
+    const start = now - Math.max(0, report.durationMs);
+    const key = `${breaker.id}\u0000${region}`;
+    // read the clock afresh: a heartbeat that read it before a concurrent one stored its spell must
+    // still find that entry (the cache serves no entry newer than the time asked with)
+    const at = Math.max(now, this.ports.clock.now());
+    const last = this.spells.get(key, at);
+    const same = last !== undefined && sameFallbackSpell(last, start, this.spellToleranceMs());
+    this.spells.set(key, at, same ? Math.min(last, start) : start);
+    if (same) return;
+    const draft: ControlEventDraft = {
+      type: 'region.fallback',
+      breakerId: breaker.id,
+      at: now,
+      data: {
+        group: breaker.group,
+        dependency: breaker.dependency,
+        region,
+        scopeRegion: breaker.region,
+        durationMs: Math.max(0, Math.round(report.durationMs)),
+        since: new Date(start).toISOString(),
+        reportedBy: instanceId,
+        attempts: report.attempts,
+        probes: report.probes,
+        probeSuccesses: report.probeSuccesses,
+      },
+    };
+    await this.ports.events.publish([draft]);
+  }
+
+  /** reporters of one spell estimate its start this far apart at most: detection and return differ by a few beats */
+  private spellToleranceMs(): number {
+    return this.settings.heartbeatTtlMs + DEFAULT_LOST_AFTER_BEATS * this.settings.heartbeatIntervalMs;
+  }
+}
