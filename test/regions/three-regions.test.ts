@@ -102,31 +102,139 @@ describe('three regions of SDK instances against the real controller', () => {
     expect(b.regions.map((r: any) => r.verdict)).toEqual(['closed', 'closed', 'closed']);
   });
 
-  it('a region’s network fault opens only that region; the group and the other regions stay closed', async () => {
+  it('a region’s network fault opens that region’s breaker only; it pauses only that region and recovers to closed', async () => {
     const group = 'region-fleet';
-    const { key, instances } = await runFleet(
-      group,
-      'llm',
-      (region) => (region === 'eu-west' ? 'network' : 'success'),
-      40,
-    );
-    for (const { region, breaker } of instances)
-      expect([region, breaker.state]).toEqual([region, region === 'eu-west' ? 'local_open' : 'closed']);
-    const b = await pollUntil(
-      () => breakerOf(key, group, 'llm'),
-      (x) => x?.regions?.find((r: any) => r.region === 'eu-west')?.verdict === 'region_open',
-      { attempts: 40, everyMs: 100 },
-    );
-    expect(b.state).toBe('closed');
-    expect(Object.fromEntries(b.regions.map((r: any) => [r.region, r.verdict]))).toEqual({
-      'ap-south': 'closed',
-      'eu-west': 'region_open',
-      'us-east': 'closed',
+    const dependency = 'regional-llm';
+    const put = await t.admin('PUT', '/v1/admin/pools/regional-pool', {
+      dependencies: [dependency],
+      probe: { concurrency: 1, ratePerSec: 5, leaseTtlMs: 3000, cooldownMs: 1000, probesToPass: 2 },
+      capacity: { standard: { ratePerSec: 200, concurrency: 50 } },
+      ramp: {
+        steps: [0.5, 1.0],
+        dwellMs: 500,
+        minSample: 3,
+        classOrder: ['standard'],
+        gates: {
+          minSuccessRate: 0.9,
+          maxLatencyP95Ms: 2000,
+          maxTtftP95Ms: 2000,
+          maxQueueAgeMs: 5000,
+          max429Rate: 0.05,
+        },
+      },
     });
-    expect(b.regions.find((r: any) => r.region === 'eu-west').quorum).toEqual({
-      open: 3,
-      live: 3,
-      threshold: 2,
+    expect(put.status).toBe(200);
+    let faulty = true;
+    let running = true;
+    const { key } = await createFleetKey(t, [group]);
+    const instances = REGIONS.flatMap((region) =>
+      Array.from({ length: PER_REGION }, (_, i) => {
+        const recloser = createRecloser({
+          url: baseUrl,
+          key,
+          instanceId: `${region}-${i}`,
+          group,
+          region,
+          heartbeatIntervalMs: INTERVAL_MS,
+        });
+        fleets.push(recloser);
+        return { region, breaker: recloser.breaker(dependency, { local: LOCAL }) };
+      }),
+    );
+    // every instance calls every 50 ms (bounded: at most 1200 rounds, ~60 s); eu-west's calls fail
+    // with network errors while `faulty`
+    const loops = instances.map(async ({ region, breaker }) => {
+      for (let n = 0; running && n < 1200; n++) {
+        if (breaker.allow())
+          breaker.record(faulty && region === 'eu-west' ? 'network' : 'success', {
+            latencyMs: 5,
+            labels: { region },
+          });
+        await sleep(50);
+      }
     });
+    try {
+      const list = async (): Promise<any[]> => {
+        const res = await t.request('GET', `/v1/breakers?group=${group}`, { token: key });
+        expect(res.status).toBe(200);
+        return res.body.breakers.filter((b: any) => b.dependency === dependency);
+      };
+      const regional = (bs: any[]) => bs.find((b: any) => b.region === 'eu-west');
+      const whole = (bs: any[]) => bs.find((b: any) => b.region === null);
+
+      // the region breaker opens (after the learning period); the group's breaker stays closed
+      const opened = await pollUntil(list, (bs) => regional(bs)?.state === 'open', {
+        attempts: 80,
+        everyMs: 100,
+      });
+      expect(regional(opened)?.state).toBe('open');
+      expect(whole(opened)?.state).toBe('closed');
+      expect(opened.filter((b: any) => b.region !== null).map((b: any) => b.region)).toEqual(['eu-west']);
+      const regionId = regional(opened).breakerId;
+
+      // only eu-west's instances follow it: paused; the others stay closed and call
+      const paused = await pollUntil(
+        async () => instances.map(({ region, breaker }) => [region, breaker.state]),
+        (states) => states.every(([r, s]) => (r === 'eu-west' ? s === 'paused' : s === 'closed')),
+        { attempts: 40, everyMs: 100 },
+      );
+      for (const [region, state] of paused)
+        expect([region, state]).toEqual([region, region === 'eu-west' ? 'paused' : 'closed']);
+
+      // eu-west's plans carry a shift: route() sends a call to another region within its rate;
+      // the other regions' instances stay home
+      const euWest = instances.find((i) => i.region === 'eu-west')!.breaker;
+      const routed = await pollUntil(
+        async () => euWest.route(['eu-west', 'us-east', 'ap-south']),
+        (r) => r !== null,
+        { attempts: 20, everyMs: 100 },
+      );
+      expect(['us-east', 'ap-south']).toContain(routed);
+      for (const { region, breaker } of instances.filter((i) => i.region !== 'eu-west'))
+        expect(breaker.route(REGIONS)).toBe(region);
+
+      // the transition is in the hash-chained log like any other, with the regional figures
+      const log = async (): Promise<any[]> => {
+        const { body } = await t.admin('GET', `/v1/admin/transitions?breakerId=${regionId}`);
+        const rows: any[] = Array.isArray(body) ? body : body.transitions;
+        return [...rows].sort((a, b) => a.seq - b.seq);
+      };
+      const first = (await log())[0];
+      expect([first.from, first.to, first.actor]).toEqual(['closed', 'open', 'quorum']);
+      expect(first.figures.regional.region).toBe('eu-west');
+      // the error rates of the last heartbeat windows (a locally open instance makes no attempts)
+      expect(first.figures.regional.regionErrorRate).toBeGreaterThanOrEqual(0);
+      expect(first.figures.regional.poolErrorRate).toBeLessThanOrEqual(0.1);
+      expect(first.figures.quorum).toMatchObject({ open: 3, live: 3, threshold: 2 });
+
+      // the region heals: its breaker probes (the pool's budget), ramps and closes
+      faulty = false;
+      const closed = await pollUntil(list, (bs) => regional(bs)?.state === 'closed', {
+        attempts: 300,
+        everyMs: 100,
+      });
+      const story = (await log()).map((tr: any) => `${tr.from}->${tr.to}`);
+      expect(regional(closed)?.state, story.join(' ')).toBe('closed');
+      expect(whole(closed)?.state).toBe('closed');
+      expect(story).toContain('open->probing');
+      expect(story).toContain('probing->ramping');
+      expect(story.at(-1)).toBe('ramping->closed');
+      // never a second open after recovery began, and the group's breaker never moved
+      expect(story.filter((s) => s.endsWith('->open'))).toHaveLength(1);
+      const groupLog = await t.admin('GET', `/v1/admin/transitions?breakerId=${whole(closed).breakerId}`);
+      const groupRows: any[] = Array.isArray(groupLog.body) ? groupLog.body : groupLog.body.transitions;
+      expect(groupRows).toEqual([]);
+
+      // after the close eu-west follows the group's breaker again: every instance closed
+      const after = await pollUntil(
+        async () => instances.map(({ breaker }) => breaker.state),
+        (states) => states.every((s) => s === 'closed'),
+        { attempts: 40, everyMs: 100 },
+      );
+      expect(after).toEqual(instances.map(() => 'closed'));
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
   });
 });

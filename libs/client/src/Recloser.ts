@@ -135,6 +135,7 @@ export class Recloser {
       maxIsolationMs: options.fallback?.maxIsolationMs ?? DEFAULT_MAX_ISOLATION_MS,
       postProbeResult: (grant, body) => this.postProbe(grant, body),
       fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      region: options.region,
     };
     if (options.transport !== undefined) this.transport = options.transport;
     else {

@@ -47,6 +47,7 @@ import {
 import { ControlError, isControlError } from './ControlError.js';
 import { FallbackControl } from './fallback/FallbackControl.js';
 import { RecentCache } from './RecentCache.js';
+import { RegionBreakers } from './regions/RegionBreakers.js';
 import {
   leftProbing,
   transitionEvents,
@@ -160,6 +161,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   private readonly warn: (message: string) => void;
   /** regional fallback shares and owners in plans, the resumption cap, region.fallback */
   private readonly fallback: FallbackControl;
+  /** region-scoped breakers: opened from regional verdicts, followed by their region's instances */
+  private readonly regions: RegionBreakers;
 
   constructor(
     private readonly ports: ControlPorts<C>,
@@ -169,6 +172,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     this.startedAt = ports.clock.now();
     this.warn = hooks.warn ?? (() => undefined);
     this.fallback = new FallbackControl(ports, settings, this.startedAt);
+    this.regions = new RegionBreakers(ports as unknown as ControlPorts, settings, this.warn);
     ports.changes?.listen((breakerId) => this.forget(breakerId));
   }
 
@@ -259,10 +263,13 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
 
     const plans: BreakerPlan[] = [];
     for (const verdict of heartbeat.breakers) {
-      const { breaker, quorum } = evaluated.get(ids.get(verdict.dependency)!)!;
+      // an instance of a region set apart follows its region's breaker (core followedScope)
+      const shownGroup = evaluated.get(ids.get(verdict.dependency)!)!;
+      const { breaker, quorum } = await this.regions.follow(shownGroup, heartbeat.region, now);
       const pool = poolOf.get(verdict.dependency)!;
       const recovery = await this.recoveryPlan(breaker, pool, instanceId, verdict, now);
-      const fallback = await this.fallbackPlan(breaker, pool, heartbeat, verdict, now);
+      // fallback shares are the group breaker's (its rows), whichever breaker the instance follows
+      const fallback = await this.fallbackPlan(shownGroup.breaker, pool, heartbeat, verdict, now);
       plans.push(
         buildPlan({
           breakerId: breaker.id,
@@ -276,6 +283,8 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
           fallback,
         }),
       );
+      // a region breaker's plan carries its region's shift plan (issue 14)
+      plans[plans.length - 1] = await this.regions.withShift(plans.at(-1)!, breaker, pool, now);
     }
     return {
       serverTime: new Date(now).toISOString(),
@@ -419,6 +428,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   private forget(breakerId: string): void {
     this.viewGeneration += 1;
     this.view.delete(breakerId);
+    this.regions.forget(breakerId);
   }
 
   /** The periodic evaluation: every CLOSED breaker with live trouble. Returns how many are not CLOSED after it. */
@@ -439,7 +449,16 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       (await this.ports.groups.get(breaker.group)) ?? (await this.ports.groups.seen(breaker.group, now));
     const quorum = figuresFromCounts(counts, group.quorum);
     const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
-    if (!this.mayOpen(breaker.globalState, quorum, group, pool, now)) return { breaker, quorum };
+    if (!this.mayOpen(breaker.globalState, quorum, group, pool, now)) {
+      // the group stays CLOSED: a region set apart opens its own breaker (core regionsToOpen)
+      // its trouble does not fail the heartbeat: the periodic job judges the regions again
+      await this.regions
+        .evaluate(breaker, counts, group, pool, now, this.learningUntil(group), trigger, (id, decide) =>
+          this.transition(id, decide),
+        )
+        .catch((err: unknown) => this.warn(`regions of breaker ${breaker.id}: ${(err as Error).message}`));
+      return { breaker, quorum };
+    }
 
     let decided: QuorumDecision | null = null;
     const outcome = await this.transition(breaker.id, async (state, { now: at, presence }) => {
@@ -509,7 +528,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const seen = stepKeyOf(breaker.id, breaker.globalState);
     const sample = seen ? await evidence.sample(seen) : undefined;
     // what the live fleet wants (backlog included): the last step closes only when it fits
-    const demand = seen ? fleetDemand(await this.liveDemand(breaker.id, clock.now())) : undefined;
+    const demand = seen ? fleetDemand(await this.liveDemandOf(breaker, clock.now())) : undefined;
     const input = (state: GlobalBreakerState, now: number) => {
       const current = stepKeyOf(breaker.id, state);
       // the sample belongs to the step read above; if the breaker moved since, judge nothing this tick
@@ -889,7 +908,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const { epoch } = breaker.globalState;
     return this.rankingCache.through(`${breaker.id}\u0000${epoch}\u0000${count}`, now, async () => {
       const excluded = new Set(await this.ports.leases.excluded(breaker.id, epoch));
-      const candidates = (await this.liveDemand(breaker.id, now)).map((l) => ({
+      const candidates = (await this.liveDemandOf(breaker, now)).map((l) => ({
         instanceId: l.instanceId,
         live: true,
         demand: instanceDemand(l.demand),
@@ -925,7 +944,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       instanceId,
       periodMs,
       async () => {
-        const live = withCurrent(await this.liveDemand(breaker.id, receivedAt), instanceId, verdict);
+        const live = withCurrent(await this.liveDemandOf(breaker, receivedAt), instanceId, verdict);
         return divideAllowances(pool, { step, level }, live, rotation);
       },
     );
@@ -943,6 +962,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const cap = probeFairShare(pool.probe.concurrency, await contending);
     // a share as large as the budget constrains nothing: the store need not count the group's leases
     return cap < pool.probe.concurrency ? { fairShareCap: cap } : {};
+  }
+
+  /** A breaker's live fleet: a region breaker's is its region's instances on the group's rows. */
+  private liveDemandOf(breaker: BreakerRecord, now: number): Promise<LiveDemand[]> {
+    if (breaker.scopeKind !== 'region') return this.liveDemand(breaker.id, now);
+    return this.liveDemandCache.through(breaker.id, now, () => this.regions.liveDemand(breaker, now));
   }
 
   /** The live fleet's demand, read at most once per LIVE_DEMAND_CACHE_MS per breaker. */

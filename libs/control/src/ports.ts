@@ -166,6 +166,16 @@ export interface BreakerStore<C extends CommittedTransition = CommittedTransitio
   getMany(breakerIds: readonly string[]): Promise<BreakerRecord[]>;
   /** the whole-group breaker of (group, dependency) */
   find(group: string, dependency: string): Promise<BreakerRecord | null>;
+  /** the breaker scoped to one region of (group, dependency), created CLOSED on first sight */
+  regionBreaker(
+    group: string,
+    dependency: string,
+    region: string,
+    poolId: string,
+    now: number,
+  ): Promise<BreakerRecord>;
+  /** every region-scoped breaker of (group, dependency), whatever its state */
+  regionBreakers(group: string, dependency: string): Promise<BreakerRecord[]>;
   /** every breaker that is not CLOSED (the lifecycle tick's work) */
   active(): Promise<BreakerRecord[]>;
   /** how many groups have a breaker drawing on this pool OPEN or PROBING now: they contend for its probe budget */

@@ -34,6 +34,8 @@ export * from './domain/FailureDomain.js';
 export * from './region/RegionalVerdict.js';
 export * from './region/ShiftPlan.js';
 export * from './region/HealthSignature.js';
+export * from './region/RegionBreaker.js';
+export * from './region/RegionShift.js';
 export * from './domain/CredentialHealth.js';
 export * from './fallback/RegionShares.js';
 export * from './fallback/ProbeOwners.js';

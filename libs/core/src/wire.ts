@@ -1,6 +1,7 @@
 // The REST wire types of docs/api.md, shared by the controller, the SDK and the simulator so all
 // three speak exactly one contract. Field names are public: add, never rename or remove.
 import type { BreakerHealthSignature } from './region/HealthSignature.js';
+import type { InstanceShift } from './region/RegionShift.js';
 
 /** The classified result of one call (see outcome/Outcome.ts for the classification table). */
 export type Outcome =
@@ -116,6 +117,12 @@ export interface BreakerPlan {
     /** how many probe owners the region has (they split its share); absent from older controllers */
     owners?: number;
   } | null;
+  /**
+   * issue 14, only on the plan of an instance whose region breaker is not CLOSED: which regions may
+   * receive this instance's calls and at most how many requests/s each (core planShift, this
+   * instance's share)
+   */
+  shift?: InstanceShift | null;
 }
 
 export interface HeartbeatResponse {

@@ -162,6 +162,43 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     return this.db.getRepository(BreakerEntity).findOneBy({ group, dependency, ...WHOLE_GROUP });
   }
 
+  /** The breaker scoped to one region of (group, dependency), created CLOSED on first sight. */
+  async regionBreaker(
+    group: string,
+    dependency: string,
+    region: string,
+    poolId: string,
+    now: number,
+  ): Promise<BreakerEntity> {
+    const repo = this.db.getRepository(BreakerEntity);
+    const where = { group, dependency, scopeKind: 'region' as const, scopeValue: region };
+    const found = await repo.findOneBy(where);
+    if (found) return found;
+    const state = initialGlobalState(now);
+    await repo
+      .createQueryBuilder()
+      .insert()
+      .values({
+        ...where,
+        poolId,
+        state: state.state,
+        epoch: state.epoch,
+        globalState: state,
+        quorum: NO_QUORUM,
+        formedBy: [],
+        version: 1,
+      })
+      .orIgnore() // another replica created it at the same instant
+      .execute();
+    return repo.findOneByOrFail(where);
+  }
+
+  async regionBreakers(group: string, dependency: string): Promise<BreakerEntity[]> {
+    return this.db
+      .getRepository(BreakerEntity)
+      .find({ where: { group, dependency, scopeKind: 'region' }, order: { scopeValue: 'ASC' } });
+  }
+
   async contendingGroups(poolId: string): Promise<number> {
     const [row] = (await this.db.query(
       `SELECT count(DISTINCT group_name)::int AS n FROM breakers WHERE pool_id = $1 AND state IN ('open', 'probing')`,

@@ -26,6 +26,7 @@ import { EventEmitter, type Event } from '../common/Event.js';
 import { BreakerOpenError, type RefusalReason } from '../errors/Errors.js';
 import { Credentials } from './Credentials.js';
 import { FallbackSpell } from './FallbackSpell.js';
+import { ShiftRouter } from './ShiftRouter.js';
 
 /** The instance-side states of docs/architecture.md. */
 export type BreakerState = 'closed' | 'local_open' | 'self_probe' | 'paused' | 'admitted' | 'fallback';
@@ -137,6 +138,8 @@ export interface BreakerHost {
   postProbeResult(grant: ProbeGrant, body: ProbeResultRequest): Promise<void>;
   /** the fetch that Breaker.fetch() calls (globalThis.fetch unless the Recloser was given one) */
   readonly fetch: typeof globalThis.fetch;
+  /** the instance's region (route() stays home while its breaker admits) */
+  readonly region?: string;
 }
 
 // How a call was admitted; decides what its outcome settles.
@@ -210,6 +213,8 @@ export class Breaker {
   readonly onProbe: Event<ProbeEvent> = this.probe.event;
   readonly onFallback: Event<FallbackEvent> = this.fallback.event;
   readonly onPlan: Event<BreakerPlan> = this.plan.event;
+  /** issue 14: the plan's shift, spent by route() */
+  private readonly router: ShiftRouter;
   private readonly refused: Record<RefusalReason, number> = {
     local_open: 0,
     paused: 0,
@@ -226,6 +231,7 @@ export class Breaker {
   ) {
     this.clock = host.clock;
     this.credentials = new Credentials(host.clock);
+    this.router = new ShiftRouter(host.clock);
     this.external = options.external;
     // with a breaker of the team's own deciding locally, ours only gathers evidence: it never trips
     const local: LocalBreakerInit =
@@ -462,8 +468,25 @@ export class Breaker {
     // control is back (a plan arrived): the spell ends; its report went out with the heartbeat this
     // plan answers. (The Recloser marks the controller reachable right after the plans are applied.)
     this.spell = null;
+    this.router.apply(plan.shift ?? null);
     this.plan.fire(plan);
     this.emitIfChanged();
+  }
+
+  /**
+   * Which of `regions` (in the caller's order of preference) to send the next call to: this
+   * instance's own region while its breaker is not paused; while its region breaker is paused,
+   * probing or ramping, a region the plan's `shift` lets receive, within its rate (a token is spent);
+   * null when none may take it now (degrade in place). A call routed home goes through allow() or
+   * execute() as usual; one routed elsewhere was admitted by route() itself (its token).
+   */
+  route(regions: readonly string[]): string | null {
+    return this.router.route(this.host.region ?? null, this.state !== 'paused', regions);
+  }
+
+  /** calls route() sent to each other region so far */
+  routedCalls(): Record<string, number> {
+    return this.router.movedCalls();
   }
 
   /** The local breaker's state, to keep across a restart (pass it back as `local.initialState`). */

@@ -111,6 +111,40 @@ export class MemoryBreakers implements BreakerStore {
     return id ? this.get(id) : null;
   }
 
+  async regionBreaker(
+    group: string,
+    dependency: string,
+    region: string,
+    poolId: string,
+    now: number,
+  ): Promise<BreakerRecord> {
+    const key = `${group}\u0000${dependency}\u0000region\u0000${region}`;
+    let id = this.idByKey.get(key);
+    if (!id) {
+      id = `${group}:${dependency}@region:${region}`;
+      this.idByKey.set(key, id);
+      this.byId.set(id, {
+        id,
+        group,
+        dependency,
+        scopeKind: 'region',
+        scopeValue: region,
+        region,
+        poolId,
+        globalState: initialGlobalState(now),
+        quorum: { open: 0, live: 0, threshold: 0 },
+        formedBy: [],
+      });
+    }
+    return copy(this.byId.get(id)!);
+  }
+
+  async regionBreakers(group: string, dependency: string): Promise<BreakerRecord[]> {
+    return [...this.byId.values()]
+      .filter((b) => b.group === group && b.dependency === dependency && b.scopeKind === 'region')
+      .map(copy);
+  }
+
   async active(): Promise<BreakerRecord[]> {
     return [...this.byId.values()].filter((b) => b.globalState.state !== 'closed').map(copy);
   }

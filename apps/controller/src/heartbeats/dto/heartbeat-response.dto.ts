@@ -30,6 +30,12 @@ export class BreakerPlanDto {
   @ApiPropertyOptional({ nullable: true, description: 'a leased probe token, while PROBING' })
   probe: HeartbeatResponse['breakers'][number]['probe'];
   @ApiPropertyOptional({ nullable: true }) fallback: HeartbeatResponse['breakers'][number]['fallback'];
+  @ApiPropertyOptional({
+    nullable: true,
+    description:
+      'while this instance’s region breaker is not CLOSED: regions that may receive its calls and the most requests/s each (issue 14)',
+  })
+  shift?: HeartbeatResponse['breakers'][number]['shift'];
 }
 
 export class HeartbeatResponseDto implements HeartbeatResponse {

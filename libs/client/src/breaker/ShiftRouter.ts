@@ -1,0 +1,47 @@
+// Where a call goes when its region's breaker is not CLOSED (issue 14): the plan's `shift` names
+// the regions that may receive this instance's calls and at most how many requests/s each; one
+// token bucket per receiver holds the instance to those rates, and core chooseRoute picks.
+import { chooseRoute, TokenBucket, type BreakerPlan, type Clock } from '@recloser/core';
+
+type Shift = NonNullable<BreakerPlan['shift']>;
+
+export class ShiftRouter {
+  private shift: Shift | null = null;
+  private readonly buckets = new Map<string, TokenBucket>();
+  /** calls sent to each other region since the last take (for the caller's own accounting) */
+  private readonly routed = new Map<string, number>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** The latest plan's shift (null or absent: nothing may move). */
+  apply(shift: Shift | null): void {
+    this.shift = shift;
+    const receiving = new Set(shift?.receivers.map((r) => r.region) ?? []);
+    for (const region of [...this.buckets.keys()]) if (!receiving.has(region)) this.buckets.delete(region);
+    for (const r of shift?.receivers ?? []) {
+      // a rate below one a second still earns a whole token now and then
+      const burst = Math.max(1, r.ratePerSec);
+      const bucket = this.buckets.get(r.region);
+      if (bucket) bucket.reset(r.ratePerSec, burst);
+      else this.buckets.set(r.region, new TokenBucket(r.ratePerSec, burst, this.clock));
+    }
+  }
+
+  route(own: string | null, ownAdmits: boolean, regions: readonly string[]): string | null {
+    const receivers = this.shift?.receivers.map((r) => r.region) ?? [];
+    const got = chooseRoute(
+      own,
+      ownAdmits,
+      regions,
+      receivers,
+      (region) => this.buckets.get(region)?.tryTake() ?? false,
+    );
+    if (got !== null && got !== own) this.routed.set(got, (this.routed.get(got) ?? 0) + 1);
+    return got;
+  }
+
+  /** calls moved to each other region so far */
+  movedCalls(): Record<string, number> {
+    return Object.fromEntries(this.routed);
+  }
+}
