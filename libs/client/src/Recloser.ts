@@ -130,7 +130,6 @@ export class Recloser {
       clock: this.clock,
       rng: this.rng,
       heartbeatIntervalMs: () => this.intervalMs,
-      unreachable: () => this.isUnreachable,
       controlLostAt: () => this.lostAt,
       maxIsolationMs: options.fallback?.maxIsolationMs ?? DEFAULT_MAX_ISOLATION_MS,
       postProbeResult: (grant, body) => this.postProbe(grant, body),

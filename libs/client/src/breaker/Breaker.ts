@@ -129,8 +129,6 @@ export interface BreakerHost {
   readonly clock: Clock;
   readonly rng: Rng;
   heartbeatIntervalMs(): number;
-  /** the controller did not answer the last heartbeat */
-  unreachable(): boolean;
   /** local time control was lost (heartbeats failed for the configured intervals); Infinity while not */
   controlLostAt(): number;
   /** an ordinary instance cut off this long joins its region's fallback probing */
