@@ -225,6 +225,29 @@ describe('Breaker with a faked controller: plans', () => {
     expect(controller.heartbeats.at(-1)!.breakers[0]!.state).toBe('paused');
   });
 
+  it('route(): home while its breaker is not paused; a receiver of the shift within its rate while paused; home again in fallback', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const shift = {
+      source: 'eu-west',
+      mode: 'shifting' as const,
+      receivers: [{ region: 'us-east', ratePerSec: 1 }],
+      expiresAt: null,
+    };
+    controller.setPlan('llm', 'closed', { shift });
+    const sentAt = clock.now();
+    await recloser.tick();
+    expect(llm.route(['eu-west', 'us-east'])).toBe('eu-west');
+    controller.setPlan('llm', 'open', { shift });
+    await recloser.tick();
+    expect(llm.state).toBe('paused');
+    expect(llm.route(['eu-west', 'us-east'])).toBe('us-east');
+    expect(llm.route(['eu-west', 'us-east'])).toBeNull(); // 1/s: the bucket is spent
+    expect(llm.routedCalls()).toEqual({ 'us-east': 1 });
+    clock.set(sentAt + 5_000); // the plan ran out: fallback keeps calls home
+    expect(llm.state).toBe('fallback');
+    expect(llm.route(['eu-west', 'us-east'])).toBe('eu-west');
+  });
+
   it('with a probe token, lets exactly the next call through and posts its outcome to the token', async () => {
     const { controller, recloser, llm } = setup();
     const probes: unknown[] = [];

@@ -479,7 +479,9 @@ export class Breaker {
    * execute() as usual; one routed elsewhere was admitted by route() itself (its token).
    */
   route(regions: readonly string[]): string | null {
-    return this.router.route(this.host.region ?? null, this.state !== 'paused', regions);
+    // `state !== 'paused'`, without reading the clock unless the group is paused
+    const ownAdmits = this.mode !== 'blocked' || this.isFallback();
+    return this.router.route(this.host.region ?? null, ownAdmits, regions);
   }
 
   /** calls route() sent to each other region so far */

@@ -6,19 +6,24 @@ import { chooseRoute, TokenBucket, type BreakerPlan, type Clock } from '@reclose
 type Shift = NonNullable<BreakerPlan['shift']>;
 
 export class ShiftRouter {
-  private shift: Shift | null = null;
+  /** the regions the latest shift lets receive, made once per plan (route() runs per call) */
+  private receivers: readonly string[] = [];
   private readonly buckets = new Map<string, TokenBucket>();
   /** calls sent to each other region since the last take (for the caller's own accounting) */
   private readonly routed = new Map<string, number>();
+  private readonly take = (region: string): boolean => this.buckets.get(region)?.tryTake() ?? false;
 
   constructor(private readonly clock: Clock) {}
 
   /** The latest plan's shift (null or absent: nothing may move). */
   apply(shift: Shift | null): void {
-    this.shift = shift;
-    const receiving = new Set(shift?.receivers.map((r) => r.region) ?? []);
-    for (const region of [...this.buckets.keys()]) if (!receiving.has(region)) this.buckets.delete(region);
-    for (const r of shift?.receivers ?? []) {
+    // every receiver has a bucket: none means nothing was receiving, and nothing is to undo
+    if (shift === null && this.buckets.size === 0) return;
+    const receivers = shift?.receivers ?? [];
+    this.receivers = receivers.map((r) => r.region);
+    for (const region of [...this.buckets.keys()])
+      if (!this.receivers.includes(region)) this.buckets.delete(region);
+    for (const r of receivers) {
       // a rate below one a second still earns a whole token now and then
       const burst = Math.max(1, r.ratePerSec);
       const bucket = this.buckets.get(r.region);
@@ -28,14 +33,7 @@ export class ShiftRouter {
   }
 
   route(own: string | null, ownAdmits: boolean, regions: readonly string[]): string | null {
-    const receivers = this.shift?.receivers.map((r) => r.region) ?? [];
-    const got = chooseRoute(
-      own,
-      ownAdmits,
-      regions,
-      receivers,
-      (region) => this.buckets.get(region)?.tryTake() ?? false,
-    );
+    const got = chooseRoute(own, ownAdmits, regions, this.receivers, this.take);
     if (got !== null && got !== own) this.routed.set(got, (this.routed.get(got) ?? 0) + 1);
     return got;
   }
