@@ -1,7 +1,7 @@
 // The fleet's side of reconciliation (issue 11): report work-unit attempts and reclaims to the
 // controller's ledger, and apply the refunds it issues to the fleet's own counters, one callback per
 // refund, from a cursor the caller persists. Not on any hot path: a job the fleet runs now and then.
-import type { LedgerKind, Outcome } from '@recloser/core';
+import type { LedgerEvent, RefundDecision } from '@recloser/core';
 import { MAX_LEDGER_EVENTS_PER_REQUEST } from '@recloser/core';
 import { TransportError } from '../errors/Errors.js';
 
@@ -16,29 +16,17 @@ export interface LedgerClientOptions {
   fetch?: typeof fetch;
 }
 
-/** One event as the fleet's queue saw it; `at` is a Date or an ISO-8601 string. */
-export interface LedgerEventInput {
-  eventId: string;
-  workId: string;
-  instanceId: string;
-  dependency: string;
-  kind: LedgerKind;
-  outcome?: Outcome;
-  count?: number;
-  at: Date | string;
-}
+/** One event as the fleet's queue saw it (core LedgerEvent); `at` is a Date or an ISO-8601 string. */
+export type LedgerEventInput = Omit<LedgerEvent, 'at'> & { at: Date | string };
 
-export interface LedgerRefund {
+/** A refund as GET /v1/ledger/refunds pages it: core's decision, numbered, with the event's origin. */
+export type LedgerRefund = RefundDecision & {
   refundId: string;
-  workId: string;
-  attempts: number;
-  reclaims: number;
-  reason: string;
-  eventId: string;
   instanceId: string;
   dependency: string;
+  /** when it was issued (ISO-8601) */
   at: string;
-}
+};
 
 /** Where the caller keeps the refund cursor (a row next to its queue, a file, …). */
 export interface RefundCursorStore {
