@@ -3,14 +3,8 @@
 // 50 % failures in a 10-call window, 30 s open, 10 half-open calls) and sends each call to the
 // first region, starting with its own, whose breaker lets it through. When its region fails, all
 // of its traffic lands on the next region at once: the cascade this scenario is about.
-import {
-  DEFAULT_REGIONAL_POLICY,
-  decideRegional,
-  isSystemic,
-  type Outcome,
-  type RegionHealth,
-} from '@recloser/core';
-import { IndependentBreaker, NAIVE_BREAKER } from '../strategies/naive.js';
+import { DEFAULT_REGIONAL_POLICY, decideRegional, type Outcome, type RegionHealth } from '@recloser/core';
+import { IndependentBreaker, isFailure, NAIVE_BREAKER } from '../strategies/naive.js';
 import type { Fleet, Strategy, StrategyContext } from '../strategies/Strategy.js';
 import type { CallGate, GateKind } from '../workload/CallGate.js';
 import type { RegionalFigures } from './RegionalFigures.js';
@@ -58,7 +52,8 @@ class FailoverGate implements CallGate {
     const target = region ?? this.home;
     this.breakers.get(target)!.complete(kind, outcome, latencyMs, retryAfterMs);
     if (outcome === 'cancelled') return;
-    const failed = isSystemic(outcome) || outcome === 'rate_limited';
+    // judged as the instances' own breakers judge it
+    const failed = isFailure(outcome);
     const j = this.judged.get(target)!;
     j.attempts += 1;
     if (failed) j.failed += 1;

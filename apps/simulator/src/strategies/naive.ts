@@ -32,7 +32,8 @@ export const JITTERED_BREAKER: IndependentBreakerOptions = { ...NAIVE_BREAKER, w
 
 type State = 'closed' | 'open' | 'half_open';
 
-const isFailure = (o: Outcome): boolean => isSystemic(o) || o === 'rate_limited';
+/** what the common library counts as a failure (its window's and its half-open round's) */
+export const isFailure = (o: Outcome): boolean => isSystemic(o) || o === 'rate_limited';
 
 export class IndependentBreaker implements CallGate {
   private state: State = 'closed';
