@@ -48,8 +48,11 @@ export const regionGroup = (region: string): string => `${SIM_GROUP}.${region}`;
 
 /**
  * Shared by a source region's gates: the plan they spend, one token bucket per receiver at the
- * plan's rate (burst 1), taken by whichever instance of the region has work first. The SDK's own
- * per-instance route allowance (breaker.route) is not built; this meters the region as a whole.
+ * plan's rate (burst 1), taken by whichever instance of the region has work first. This is NOT the
+ * controller's path: there, region-scoped breakers (libs/control RegionBreakers) put each instance's
+ * part of the shift in its plan and the SDK's breaker.route() (ShiftRouter, core chooseRoute) spends
+ * it, moving calls only while the home breaker is paused; here a call moves whenever allow() refuses
+ * it. S4/S8 still run one group per region (README, issue 14: not built in the simulator).
  */
 interface SourceShare {
   buckets: Map<string, TokenBucket>;
