@@ -9,13 +9,7 @@
 //
 // `budgetPerRegion` builds the counterfactual for S8: the same fleet with one pool per region (each
 // with the full budget), i.e. two regions recovering on two budgets.
-import {
-  createRecloser,
-  type Breaker,
-  type BreakerState,
-  type Recloser,
-  type Transport,
-} from '@recloser/client';
+import { createRecloser, type Recloser, type Transport } from '@recloser/client';
 import { RegionalControl } from '@recloser/control';
 import {
   DEFAULT_POOL,
@@ -31,6 +25,7 @@ import {
   HEARTBEAT_INTERVAL_MS,
   HEARTBEAT_TTL_MS,
   ISOLATION_AFTER_MS,
+  SdkGate,
   SIM_DEPENDENCY,
   SIM_GROUP,
 } from '../strategies/recloser.js';
@@ -64,8 +59,8 @@ class RegionalGate implements CallGate {
   constructor(
     private readonly sim: Simulation,
     private readonly home: string,
-    private readonly breaker: Breaker,
-    private readonly trafficClass: string,
+    /** the instance's own region: the SDK breaker, as in the single-region recloser strategy */
+    private readonly own: SdkGate,
     private readonly share: SourceShare,
     private readonly meter: RegionMeter,
   ) {
@@ -73,10 +68,10 @@ class RegionalGate implements CallGate {
   }
 
   acquire(): GateKind | null {
-    if (this.breaker.allow(this.trafficClass)) {
+    const kind = this.own.acquire();
+    if (kind !== null) {
       this.pending = this.home;
-      const s = this.breaker.state;
-      return s === 'paused' || s === 'self_probe' ? 'probe' : 'call';
+      return kind;
     }
     // the home region cannot take it: spend the shift plan, if any
     for (const [region, bucket] of this.share.buckets) {
@@ -94,7 +89,7 @@ class RegionalGate implements CallGate {
   }
 
   complete(
-    _kind: GateKind,
+    kind: GateKind,
     outcome: Outcome,
     latencyMs: number,
     retryAfterMs: number | undefined,
@@ -106,12 +101,7 @@ class RegionalGate implements CallGate {
       if (outcome === 'success') this.meter.movedSucceeded(region);
       return;
     }
-    this.breaker.record(
-      outcome,
-      retryAfterMs === undefined
-        ? { latencyMs, trafficClass: this.trafficClass }
-        : { latencyMs, retryAfterMs, trafficClass: this.trafficClass },
-    );
+    this.own.complete(kind, outcome, latencyMs, retryAfterMs);
   }
 
   wakeAt(): number | null {
@@ -122,18 +112,12 @@ class RegionalGate implements CallGate {
       if (Number.isFinite(ms))
         at = Math.min(at ?? Infinity, this.sim.now() + Math.max(1, ms) + this.sim.rng.next() * 1000);
     }
-    const state = this.breaker.state;
-    if (state === 'paused' || state === 'fallback') return at;
-    const refusal = this.breaker.refusal(this.trafficClass);
-    if (refusal.reason === 'concurrency' || refusal.reason === 'not_admitted' || refusal.reason === 'paused')
-      return at;
-    const own = this.sim.now() + Math.max(1, refusal.retryAfterMs);
-    return at === null ? own : Math.min(at, own);
+    const own = this.own.wakeAt();
+    return own === null ? at : at === null ? own : Math.min(at, own);
   }
 
   isOpen(): boolean {
-    const s: BreakerState = this.breaker.state;
-    return s === 'local_open' || s === 'self_probe' || s === 'paused';
+    return this.own.isOpen();
   }
 }
 
@@ -236,9 +220,8 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
           backlog: () => workers[i]?.backlog() ?? 0,
         });
         sdks.push(sdk);
-        gates.push(
-          new RegionalGate(sim, inst.region, breaker, trafficClass, shares.get(inst.region)!, meter),
-        );
+        const own = new SdkGate(sim, breaker, trafficClass);
+        gates.push(new RegionalGate(sim, inst.region, own, shares.get(inst.region)!, meter));
       });
 
       const evaluateRegions = async (): Promise<void> => {

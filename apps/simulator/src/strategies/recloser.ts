@@ -41,8 +41,8 @@ export function poolFor(
   return pool;
 }
 
-/** The SDK breaker seen as the workload's gate. */
-class SdkGate implements CallGate {
+/** The SDK breaker seen as the workload's gate (the regional strategies wrap it for their home region). */
+export class SdkGate implements CallGate {
   constructor(
     private readonly sim: Simulation,
     private readonly breaker: Breaker,
