@@ -49,7 +49,8 @@ export interface SeriesPoint {
   queueDepth: number;
 }
 
-export interface StrategyFigures {
+/** The common figures; a regional strategy (S4, S8) adds its RegionalFigures (regions/RegionalFigures.ts). */
+export interface StrategyFigures extends Partial<RegionalFigures> {
   peakAttemptsPerSec: number;
   /** the peak after the recovery wave, to the end of the run (backlog drains, later herds) */
   peakAttemptsAfterWave: number;
@@ -85,14 +86,6 @@ export interface StrategyFigures {
   /** the group breaker's transitions (recloser) */
   globalTransitions: { at: number; from: string; to: string }[];
   series: SeriesPoint[];
-  /** regional strategies only (S4, S8): see regions/RegionalFigures.ts */
-  opensByScope?: Record<string, number>;
-  maxShiftOverHeadroom?: number;
-  maxProbeTokensInFlight?: number;
-  probeBudget?: number;
-  regionBreakerTransitions?: number;
-  regions?: RegionalFigures['regions'];
-  regionalSeries?: RegionalFigures['regionalSeries'];
 }
 
 export interface RunFacts {
