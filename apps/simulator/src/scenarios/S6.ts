@@ -10,14 +10,14 @@ import type { Reconciliation as ReconciliationT } from '@recloser/control';
 import type { LedgerEvent } from '@recloser/core';
 import { Simulation } from '../engine/Simulation.js';
 import { Recorder } from '../metrics/Recorder.js';
-import { Provider, sustainedInFlight } from '../provider/Provider.js';
+import { Provider } from '../provider/Provider.js';
 import { naive } from '../strategies/naive.js';
 import { recloser, SIM_DEPENDENCY, SIM_GROUP } from '../strategies/recloser.js';
 import type { Fleet, Strategy } from '../strategies/Strategy.js';
 import { LeasedQueue, MAX_RANGE_RECLAIMS } from '../workqueue/LeasedQueue.js';
 import { QueueConsumer } from '../workqueue/QueueConsumer.js';
 import type { Worker } from '../workload/Worker.js';
-import { instanceSpecs } from './run.js';
+import { strategyContext } from './run.js';
 import { fleetParams, type Scenario, type ScenarioParams } from './Scenario.js';
 
 export const S6_FLAPS = 10;
@@ -94,16 +94,9 @@ export async function runS6Strategy(
 ): Promise<S6Figures> {
   const sim = new Simulation(seed);
   const provider = new Provider(sim, params.provider);
-  const instances = instanceSpecs(params);
-  const fleet: Fleet = s.base.build({
-    sim,
-    provider,
-    recorder: new Recorder(),
-    instances,
-    workload: params.workload,
-    providerRatePerSec: provider.servableRatePerSec(params.regions.length),
-    providerConcurrency: sustainedInFlight(params.provider, 1, params.regions.length),
-  });
+  const ctx = strategyContext(params, sim, provider, new Recorder());
+  const { instances } = ctx;
+  const fleet: Fleet = s.base.build(ctx);
   const queue = new LeasedQueue(S6_LEASE_MS, MAX_RANGE_RECLAIMS);
   const consumers = instances.map(
     (inst, i) => new QueueConsumer(inst.id, inst.region, sim, provider, fleet.gate(i), queue, S6_PREFETCH),

@@ -3,16 +3,35 @@ import { Simulation } from '../engine/Simulation.js';
 import { Recorder } from '../metrics/Recorder.js';
 import { summarise, type StrategyFigures } from '../metrics/Summary.js';
 import { Provider, sustainedInFlight } from '../provider/Provider.js';
-import type { InstanceSpec, Strategy } from '../strategies/Strategy.js';
+import type { InstanceSpec, Strategy, StrategyContext } from '../strategies/Strategy.js';
 import { Worker } from '../workload/Worker.js';
 import type { ScenarioParams } from './Scenario.js';
 
-export function instanceSpecs(params: ScenarioParams): InstanceSpec[] {
+function instanceSpecs(params: ScenarioParams): InstanceSpec[] {
   const width = String(params.instances).length;
   return Array.from({ length: params.instances }, (_, i) => ({
     id: `i-${String(i + 1).padStart(width, '0')}`,
     region: params.regions[i % params.regions.length]!,
   }));
+}
+
+/** What a strategy builds its fleet from: the scenario's instances, provider and workload on `sim`. */
+export function strategyContext(
+  params: ScenarioParams,
+  sim: Simulation,
+  provider: Provider,
+  recorder: Recorder,
+): StrategyContext {
+  return {
+    sim,
+    provider,
+    recorder,
+    instances: instanceSpecs(params),
+    workload: params.workload,
+    providerRatePerSec: provider.servableRatePerSec(params.regions.length),
+    providerConcurrency: sustainedInFlight(params.provider, 1, params.regions.length),
+    ...(params.controllerLoss ? { controllerLoss: params.controllerLoss } : {}),
+  };
 }
 
 export async function runStrategy(
@@ -24,17 +43,9 @@ export async function runStrategy(
   const sim = new Simulation(seed);
   const provider = new Provider(sim, params.provider);
   const recorder = new Recorder();
-  const instances = instanceSpecs(params);
-  const fleet = strategy.build({
-    sim,
-    provider,
-    recorder,
-    instances,
-    workload: params.workload,
-    providerRatePerSec: provider.servableRatePerSec(params.regions.length),
-    providerConcurrency: sustainedInFlight(params.provider, 1, params.regions.length),
-    ...(params.controllerLoss ? { controllerLoss: params.controllerLoss } : {}),
-  });
+  const ctx = strategyContext(params, sim, provider, recorder);
+  const { instances } = ctx;
+  const fleet = strategy.build(ctx);
   const workers = instances.map(
     (inst, i) => new Worker(inst.id, inst.region, sim, provider, fleet.gate(i), recorder, params.workload),
   );
