@@ -99,7 +99,17 @@ export async function runS6Strategy(
   const fleet: Fleet = s.base.build(ctx);
   const queue = new LeasedQueue(S6_LEASE_MS, MAX_RANGE_RECLAIMS);
   const consumers = instances.map(
-    (inst, i) => new QueueConsumer(inst.id, inst.region, sim, provider, fleet.gate(i), queue, S6_PREFETCH),
+    (inst, i) =>
+      new QueueConsumer(
+        inst.id,
+        inst.region,
+        sim,
+        provider,
+        fleet.gate(i),
+        queue,
+        S6_PREFETCH,
+        params.workload.slowThresholdMs,
+      ),
   );
   // the strategies pump what they gate (pump) and read its backlog: a consumer offers both
   fleet.attach(consumers as unknown as Worker[]);

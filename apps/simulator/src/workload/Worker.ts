@@ -13,6 +13,12 @@ import type { Recorder } from '../metrics/Recorder.js';
 import type { Provider, ProviderAnswer } from '../provider/Provider.js';
 import type { CallGate, GateKind } from './CallGate.js';
 
+/** How an instance classifies the provider's answer (status 0: the call never left the host). */
+export function answerOutcome(answer: ProviderAnswer, slowThresholdMs: number): Outcome {
+  if (answer.status === 0) return 'network';
+  return classifyHttpStatus(answer.status, { latencyMs: answer.latencyMs, slowThresholdMs });
+}
+
 export interface WorkloadOptions {
   /** work units per second this instance wants to send */
   demandPerSec: number;
@@ -104,13 +110,7 @@ export class Worker {
   private onAnswer(kind: GateKind, attemptNo: number, answer: ProviderAnswer, target: string): void {
     this.inflight -= 1;
     // status 0 = the call never left the host (connection refused)
-    const outcome: Outcome =
-      answer.status === 0
-        ? 'network'
-        : classifyHttpStatus(answer.status, {
-            latencyMs: answer.latencyMs,
-            slowThresholdMs: this.options.slowThresholdMs,
-          });
+    const outcome = answerOutcome(answer, this.options.slowThresholdMs);
     this.recorder.result(
       this.sim.now(),
       kind === 'probe' ? 'probe' : attemptNo > 0 ? 'retry' : 'first',

@@ -2,10 +2,10 @@
 // claims units up to its prefetch, then asks the breaker before each call. A unit claimed while the
 // breaker is shut waits in the instance until the breaker admits again or its lease runs out (a
 // reclaim). A poison unit crashes the handler: the call never completes and the lease runs out.
-import { classifyHttpStatus, type Outcome } from '@recloser/core';
 import type { Simulation } from '../engine/Simulation.js';
 import type { Provider, ProviderAnswer } from '../provider/Provider.js';
 import type { CallGate } from '../workload/CallGate.js';
+import { answerOutcome } from '../workload/Worker.js';
 import type { LeasedQueue, QueueEvent, WorkUnit } from './LeasedQueue.js';
 
 interface Held {
@@ -26,6 +26,8 @@ export class QueueConsumer {
     private readonly gate: CallGate,
     private readonly queue: LeasedQueue,
     private readonly prefetch: number,
+    /** the workload's: a call answered later than this counts as slow, as a Worker counts it */
+    private readonly slowThresholdMs: number,
   ) {}
 
   /** holds nothing: a unit that arrives may wake it (a consumer blocked on its breaker is not woken) */
@@ -63,8 +65,7 @@ export class QueueConsumer {
   }
 
   private onAnswer(h: Held, kind: 'call' | 'probe', answer: ProviderAnswer): void {
-    const outcome: Outcome =
-      answer.status === 0 ? 'network' : classifyHttpStatus(answer.status, { latencyMs: answer.latencyMs });
+    const outcome = answerOutcome(answer, this.slowThresholdMs);
     this.gate.complete(kind, outcome, answer.latencyMs, answer.retryAfterMs);
     const now = this.sim.now();
     const i = this.held.indexOf(h);
