@@ -5,8 +5,8 @@ import {
   type BreakerSummary,
   type Clock,
   DEFAULT_QUORUM,
-  DEFAULT_REGIONAL_POLICY,
   decideRegional,
+  groupRegionalPolicy,
   healthSignature,
   regionHealthOf,
   type QuorumFiguresWire,
@@ -82,11 +82,7 @@ export class BreakersService {
       const live = liveRows.get(b.id) ?? [];
       // per-region quorum of a group's breaker, with the group's quorum policy in each region
       const quorum = policies.get(b.group) ?? DEFAULT_QUORUM;
-      const decision = decideRegional(regionHealthOf(live, now, ttl), {
-        ...DEFAULT_REGIONAL_POLICY,
-        region: quorum,
-        pool: quorum,
-      });
+      const decision = decideRegional(regionHealthOf(live, now, ttl), groupRegionalPolicy(quorum));
       return {
         health: healthSignature(live, b.region, now, ttl),
         regions: decision.regions.map((r) => ({
