@@ -8,8 +8,10 @@ import {
   decideRegional,
   groupRegionalPolicy,
   healthSignature,
-  regionHealthOf,
+  isLocallyOpen,
   type QuorumFiguresWire,
+  type QuorumPolicy,
+  regionHealthOf,
 } from '@recloser/core';
 import { Repository } from 'typeorm';
 import { decodeCursor, type Page, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
@@ -69,15 +71,22 @@ export class BreakersService {
   }
 
   async summarise(rows: BreakerEntity[]): Promise<BreakerSummary[]> {
-    const summaries = (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
-    // the health signature reads the breakers' live verdict rows: on the list and the detail only
+    // the health signature reads the breakers' live verdict rows: on the list and the detail only;
+    // the live counts are those rows counted, and the groups' policies are read once for both
     const now = this.clock.now();
     const ttl = this.config.heartbeatTtlMs;
-    const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+    const policies = await this.quorumPolicies();
     const liveRows = await this.verdicts.rowsOf(
       rows.map((b) => b.id),
       now - ttl,
     );
+    const counts = new Map(
+      rows.map((b) => {
+        const live = liveRows.get(b.id) ?? [];
+        return [b.id, { live: live.length, open: live.filter((r) => isLocallyOpen(r.state)).length }];
+      }),
+    );
+    const summaries = await this.summaries(rows, counts, policies);
     const extra = rows.map((b) => {
       const live = liveRows.get(b.id) ?? [];
       // per-region quorum of a group's breaker, with the group's quorum policy in each region
@@ -94,7 +103,7 @@ export class BreakersService {
         })),
       };
     });
-    return summaries.map((s, i) => ({ ...s, ...extra[i]! }));
+    return summaries.map(({ summary }, i) => ({ ...summary, ...extra[i]! }));
   }
 
   /** Summaries (live figures while CLOSED, the opening decision's otherwise) and each breaker's live counts. */
@@ -105,7 +114,18 @@ export class BreakersService {
       rows.map((b) => b.id),
       this.clock.now() - this.config.heartbeatTtlMs,
     );
-    const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+    return this.summaries(rows, counts, await this.quorumPolicies());
+  }
+
+  private async quorumPolicies(): Promise<Map<string, QuorumPolicy>> {
+    return new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+  }
+
+  private summaries(
+    rows: BreakerEntity[],
+    counts: ReadonlyMap<string, LiveCounts>,
+    policies: ReadonlyMap<string, QuorumPolicy>,
+  ): Promise<{ summary: BreakerSummary; counts: LiveCounts }[]> {
     return Promise.all(
       rows.map(async (b) => {
         const pool = await this.pools.resolve(b.dependency, b.group);
