@@ -115,6 +115,11 @@ describe('POST /v1/ledger/events and GET /v1/ledger/refunds at the edge', () => 
     const limit = await app.request('GET', `/v1/ledger/refunds?group=${GROUP}&limit=0`, { token: key });
     expect(limit.status).toBe(400);
     expect(limit.body.message).toMatch(/limit must be an integer/);
+    const over = await app.request('GET', `/v1/ledger/refunds?group=${GROUP}&limit=1001`, { token: key });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toMatch(/limit must be an integer in \[1, 1000\]/);
+    const inRange = await app.request('GET', `/v1/ledger/refunds?group=${GROUP}&limit=5`, { token: key });
+    expect(inRange.status).toBe(200); // a query string's "5" taken as the number 5
     const none = await app.request('GET', `/v1/ledger/refunds`, { token: key });
     expect(none.status).toBe(400);
     expect(none.body.message).toMatch(/group/);

@@ -1,23 +1,11 @@
-import {
-  Body,
-  Controller,
-  Get,
-  HttpCode,
-  NotFoundException,
-  Param,
-  ParseUUIDPipe,
-  Post,
-  Query,
-  UseGuards,
-} from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AdminGuard } from '../auth/admin.guard.js';
 import { type BreakerDetail, type Overview, AdminService } from './admin.service.js';
 import { ActionResultDto, BreakerDetailDto, OverviewDto } from './dto/admin-views.dto.js';
 import { BreakerActionDto } from './dto/breaker-action.dto.js';
 import { PageQuery } from '../common/paging.js';
-
-const breakerId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException('breaker not found') });
+import { breakerIdParam } from '../breakers/breaker-id.pipe.js';
 
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -42,7 +30,7 @@ export class AdminController {
     summary: 'One breaker: instances and their verdicts, isolated instances, recent transitions',
     description: '`instances` is paged by `limit` and `cursor` (see `next`).',
   })
-  breaker(@Param('id', breakerId) id: string, @Query() page: PageQuery): Promise<BreakerDetail> {
+  breaker(@Param('id', breakerIdParam) id: string, @Query() page: PageQuery): Promise<BreakerDetail> {
     return this.admin.breaker(id, page);
   }
 
@@ -52,7 +40,10 @@ export class AdminController {
   @ApiOperation({
     summary: 'force_open | force_close | pause_ramp | resume_ramp, recorded in the transition log',
   })
-  act(@Param('id', breakerId) id: string, @Body() dto: BreakerActionDto): ReturnType<AdminService['act']> {
+  act(
+    @Param('id', breakerIdParam) id: string,
+    @Body() dto: BreakerActionDto,
+  ): ReturnType<AdminService['act']> {
     return this.admin.act(id, dto.action, dto.reason);
   }
 }

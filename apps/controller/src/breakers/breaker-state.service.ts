@@ -38,6 +38,19 @@ export interface StoredTransition extends CommittedTransition {
 
 const NO_QUORUM: QuorumFiguresWire = { open: 0, live: 0, threshold: 0 };
 
+/** The columns of a breaker created CLOSED at `now` (its group, dependency, scope and pool apart). */
+function newBreakerColumns(now: number) {
+  const state = initialGlobalState(now);
+  return {
+    state: state.state,
+    epoch: state.epoch,
+    globalState: state,
+    quorum: NO_QUORUM,
+    formedBy: [],
+    version: 1,
+  };
+}
+
 const MAX_KNOWN_IDS = 100_000;
 
 @Injectable()
@@ -98,7 +111,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     const missing = wanted.filter((w) => !found.has(w.dependency));
     if (missing.length > 0) {
       admit?.(await repo.count({ where: { group } }), missing.length);
-      const state = initialGlobalState(now);
+      const columns = newBreakerColumns(now);
       await repo
         .createQueryBuilder()
         .insert()
@@ -108,12 +121,7 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
             dependency: w.dependency,
             ...WHOLE_GROUP,
             poolId: w.poolId,
-            state: state.state,
-            epoch: state.epoch,
-            globalState: state,
-            quorum: NO_QUORUM,
-            formedBy: [],
-            version: 1,
+            ...columns,
           })),
         )
         .orIgnore() // another replica created it at the same instant
@@ -174,20 +182,10 @@ export class BreakerStateService implements BreakerStore<StoredTransition> {
     const where = { group, dependency, scopeKind: 'region' as const, scopeValue: region };
     const found = await repo.findOneBy(where);
     if (found) return found;
-    const state = initialGlobalState(now);
     await repo
       .createQueryBuilder()
       .insert()
-      .values({
-        ...where,
-        poolId,
-        state: state.state,
-        epoch: state.epoch,
-        globalState: state,
-        quorum: NO_QUORUM,
-        formedBy: [],
-        version: 1,
-      })
+      .values({ ...where, poolId, ...newBreakerColumns(now) })
       .orIgnore() // another replica created it at the same instant
       .execute();
     return repo.findOneByOrFail(where);

@@ -5,11 +5,13 @@ import {
   type BreakerSummary,
   type Clock,
   DEFAULT_QUORUM,
-  DEFAULT_REGIONAL_POLICY,
   decideRegional,
+  groupRegionalPolicy,
   healthSignature,
-  regionHealthOf,
+  isLocallyOpen,
   type QuorumFiguresWire,
+  type QuorumPolicy,
+  regionHealthOf,
 } from '@recloser/core';
 import { Repository } from 'typeorm';
 import { decodeCursor, type Page, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
@@ -69,24 +71,27 @@ export class BreakersService {
   }
 
   async summarise(rows: BreakerEntity[]): Promise<BreakerSummary[]> {
-    const summaries = (await this.summariseWithCounts(rows)).map(({ summary }) => summary);
-    // the health signature reads the breakers' live verdict rows: on the list and the detail only
+    // the health signature reads the breakers' live verdict rows: on the list and the detail only;
+    // the live counts are those rows counted, and the groups' policies are read once for both
     const now = this.clock.now();
     const ttl = this.config.heartbeatTtlMs;
-    const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+    const policies = await this.quorumPolicies();
     const liveRows = await this.verdicts.rowsOf(
       rows.map((b) => b.id),
       now - ttl,
     );
+    const counts = new Map(
+      rows.map((b) => {
+        const live = liveRows.get(b.id) ?? [];
+        return [b.id, { live: live.length, open: live.filter((r) => isLocallyOpen(r.state)).length }];
+      }),
+    );
+    const summaries = await this.summaries(rows, counts, policies);
     const extra = rows.map((b) => {
       const live = liveRows.get(b.id) ?? [];
       // per-region quorum of a group's breaker, with the group's quorum policy in each region
       const quorum = policies.get(b.group) ?? DEFAULT_QUORUM;
-      const decision = decideRegional(regionHealthOf(live, now, ttl), {
-        ...DEFAULT_REGIONAL_POLICY,
-        region: quorum,
-        pool: quorum,
-      });
+      const decision = decideRegional(regionHealthOf(live, now, ttl), groupRegionalPolicy(quorum));
       return {
         health: healthSignature(live, b.region, now, ttl),
         regions: decision.regions.map((r) => ({
@@ -98,7 +103,7 @@ export class BreakersService {
         })),
       };
     });
-    return summaries.map((s, i) => ({ ...s, ...extra[i]! }));
+    return summaries.map(({ summary }, i) => ({ ...summary, ...extra[i]! }));
   }
 
   /** Summaries (live figures while CLOSED, the opening decision's otherwise) and each breaker's live counts. */
@@ -109,7 +114,18 @@ export class BreakersService {
       rows.map((b) => b.id),
       this.clock.now() - this.config.heartbeatTtlMs,
     );
-    const policies = new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+    return this.summaries(rows, counts, await this.quorumPolicies());
+  }
+
+  private async quorumPolicies(): Promise<Map<string, QuorumPolicy>> {
+    return new Map((await this.groups.all()).map((g) => [g.group, g.quorum]));
+  }
+
+  private summaries(
+    rows: BreakerEntity[],
+    counts: ReadonlyMap<string, LiveCounts>,
+    policies: ReadonlyMap<string, QuorumPolicy>,
+  ): Promise<{ summary: BreakerSummary; counts: LiveCounts }[]> {
     return Promise.all(
       rows.map(async (b) => {
         const pool = await this.pools.resolve(b.dependency, b.group);

@@ -1,9 +1,7 @@
 import {
   Controller,
   Get,
-  NotFoundException,
   Param,
-  ParseUUIDPipe,
   Query,
   Req,
   Res,
@@ -19,8 +17,8 @@ import { DashboardService, EXTRAS_MAX, type InstanceRowView } from './dashboard.
 import { ExtrasQuery, InstancesQuery } from './dto/dashboard.dto.js';
 import { LiveEvents } from './live-events.js';
 import type { TimelinePoint } from './timeline.js';
+import { breakerIdParam } from '../breakers/breaker-id.pipe.js';
 
-const breakerId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException('breaker not found') });
 const KEEPALIVE_MS = 15_000;
 
 @ApiTags('admin')
@@ -67,7 +65,7 @@ export class DashboardController {
   @Get('breakers/:id/timeline')
   @ApiOperation({ summary: "A breaker's timeline: the figures of its transitions, then the live ones now" })
   timeline(
-    @Param('id', breakerId) id: string,
+    @Param('id', breakerIdParam) id: string,
   ): Promise<{ points: TimelinePoint[]; steps: number[]; classes: string[] }> {
     return this.dashboard.timeline(id);
   }
@@ -76,7 +74,7 @@ export class DashboardController {
   @ApiOperation({
     summary: 'The pool a breaker draws on, as resolved (the defaults when none is configured)',
   })
-  pool(@Param('id', breakerId) id: string): ReturnType<DashboardService['poolOf']> {
+  pool(@Param('id', breakerIdParam) id: string): ReturnType<DashboardService['poolOf']> {
     return this.dashboard.poolOf(id);
   }
 
@@ -86,7 +84,7 @@ export class DashboardController {
       "A breaker's instances, filtered and paged on the server (state, region, prefix, live, isolated)",
   })
   instances(
-    @Param('id', breakerId) id: string,
+    @Param('id', breakerIdParam) id: string,
     @Query() q: InstancesQuery,
   ): Promise<{ instances: InstanceRowView[]; next: string | null; total: number }> {
     return this.dashboard.instances(id, q);

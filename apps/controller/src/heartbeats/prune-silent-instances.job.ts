@@ -4,6 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ControllerConfig } from '../config/controller-config.js';
 import { CONTROL_CLOCK } from '../control/clock.js';
+import { deleteInBatches } from '../database/delete-in-batches.js';
 import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
 import { JobName } from '../queues/queue.constants.js';
 import { QueueService } from '../queues/queue.service.js';
@@ -45,16 +46,10 @@ export class PruneSilentInstancesJob implements JobHandlerInstance, OnApplicatio
    * by the hundred thousand never holds locks (or the heartbeats' buffer) for long; the rest goes
    * on the next run.
    */
-  private async prune(table: 'verdicts' | 'instances', column: string, before: Date): Promise<number> {
-    let total = 0;
-    for (let i = 0; i < PRUNE_BATCHES; i++) {
-      const [, n] = (await this.db.query(
-        `DELETE FROM ${table} WHERE ctid IN (SELECT ctid FROM ${table} WHERE ${column} < $1 LIMIT ${PRUNE_BATCH})`,
-        [before],
-      )) as [unknown, number];
-      total += Number(n ?? 0);
-      if (Number(n ?? 0) < PRUNE_BATCH) break;
-    }
-    return total;
+  private prune(table: 'verdicts' | 'instances', column: string, before: Date): Promise<number> {
+    return deleteInBatches(this.db, table, `${column} < $1`, [before], {
+      batch: PRUNE_BATCH,
+      batches: PRUNE_BATCHES,
+    });
   }
 }

@@ -8,9 +8,12 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { LedgerStore, RefundDraft, RefundRecord, StoredLedgerEvent } from '@recloser/control';
 import type { LedgerEvent, LedgerKind, Outcome } from '@recloser/core';
 import { DataSource } from 'typeorm';
+import { deleteInBatches } from '../database/delete-in-batches.js';
 
 /** pg_advisory_xact_lock key of reconciliation passes */
 const RECONCILE_LOCK = "hashtext('recloser:ledger-reconcile')";
+/** rows pruned per table per reconciliation run */
+const PRUNE_BATCH = 5000;
 
 interface EventRow {
   group_name: string;
@@ -143,28 +146,15 @@ export class LedgerRepository implements LedgerStore {
     return { refunds: rows.map(toRefund), next: last ? String(last.seq) : after };
   }
 
-  /** Judged events, ended local runs and refunds past their retention, in bounded batches. */
+  /** Judged events, ended local runs and refunds past their retention, one bounded batch each. */
   async prune(bounds: { eventsBefore: number; refundsBefore: number }): Promise<number> {
     const events = new Date(bounds.eventsBefore);
-    let total = 0;
-    for (const [sql, before] of [
-      [
-        `DELETE FROM ledger_events WHERE ctid IN (SELECT ctid FROM ledger_events WHERE judged_at IS NOT NULL AND at < $1 LIMIT 5000)`,
-        events,
-      ],
-      [
-        `DELETE FROM local_open_runs WHERE ctid IN (SELECT ctid FROM local_open_runs WHERE last_seen_at < $1 LIMIT 5000)`,
-        events,
-      ],
-      [
-        `DELETE FROM ledger_refunds WHERE ctid IN (SELECT ctid FROM ledger_refunds WHERE at < $1 LIMIT 5000)`,
-        new Date(bounds.refundsBefore),
-      ],
-    ] as const) {
-      const [, n] = (await this.db.query(sql, [before])) as [unknown, number];
-      total += Number(n ?? 0);
-    }
-    return total;
+    const once = { batch: PRUNE_BATCH, batches: 1 };
+    return (
+      (await deleteInBatches(this.db, 'ledger_events', 'judged_at IS NOT NULL AND at < $1', [events], once)) +
+      (await deleteInBatches(this.db, 'local_open_runs', 'last_seen_at < $1', [events], once)) +
+      (await deleteInBatches(this.db, 'ledger_refunds', 'at < $1', [new Date(bounds.refundsBefore)], once))
+    );
   }
 }
 

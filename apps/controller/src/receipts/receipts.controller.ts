@@ -1,12 +1,11 @@
-import { Controller, Get, NotFoundException, Param, ParseUUIDPipe, Query, UseGuards } from '@nestjs/common';
+import { Controller, Get, Param, Query, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Bundle, PublicKeyInfo } from '@recloser/core';
 import { AdminGuard } from '../auth/admin.guard.js';
 import { BundleQuery, ConsistencyQuery } from './dto/log-queries.js';
 import { SigningKeysService } from './signing-keys.service.js';
 import { type SignedCheckpoint, TransparencyLogService } from './transparency-log.service.js';
-
-const breakerId = new ParseUUIDPipe({ exceptionFactory: () => new NotFoundException('breaker not found') });
+import { breakerIdParam } from '../breakers/breaker-id.pipe.js';
 
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -44,7 +43,7 @@ export class ReceiptsController {
     summary:
       "A breaker's export: receipts, log entries with inclusion proofs, the signed checkpoint, public keys",
   })
-  bundle(@Param('id', breakerId) id: string, @Query() q: BundleQuery): Promise<Bundle> {
+  bundle(@Param('id', breakerIdParam) id: string, @Query() q: BundleQuery): Promise<Bundle> {
     return this.log.bundle(id, q.since);
   }
 }

@@ -32,20 +32,18 @@ const sha256 = nodeReceiptCrypto.sha256;
 /** earlier checkpoints a bundle proves itself consistent with (besides ?since=) */
 const CONSISTENCY_FROM_RECENT = 8;
 
-// one read of the tree computes each subtree root once, however many proofs are asked of it
-const memos = new WeakMap<readonly Uint8Array[], RootMemo>();
-function memoOf(leaves: readonly Uint8Array[]): RootMemo {
-  let memo = memos.get(leaves);
-  if (!memo) memos.set(leaves, (memo = new Map()));
-  return memo;
-}
-
 export interface SignedCheckpoint {
   origin: string;
   size: number;
   root: string;
   note: string;
   keyId: string;
+}
+
+/** Leaf hashes of the committed tree and the subtree roots computed over them so far. */
+interface Tree {
+  leaves: Uint8Array[];
+  memo: RootMemo;
 }
 
 export interface LeafProof {
@@ -56,6 +54,12 @@ export interface LeafProof {
 
 @Injectable()
 export class TransparencyLogService {
+  /**
+   * The committed leaf hashes read so far, in index order. The log is append-only and a leaf below
+   * the head never changes, so each request reads only the leaves committed since the last one.
+   */
+  private kept: Tree = { leaves: [], memo: new Map() };
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly keys: SigningKeysService,
@@ -104,20 +108,40 @@ export class TransparencyLogService {
     await manager.query(`UPDATE log_head SET size = $1 WHERE id = 1`, [idx]);
   }
 
-  /** The committed tree: its size, then the leaf hashes below it (appends commit leaves and head together). */
-  private async tree(): Promise<Uint8Array[]> {
-    const [head] = (await this.db.query(`SELECT size FROM log_head WHERE id = 1`)) as { size: string }[];
+  /**
+   * The committed tree: its size, then the leaf hashes below it (appends commit leaves and head
+   * together). Read incrementally: the head and the last kept leaf (a database emptied or restored
+   * under this process no longer holds it: everything is read again), then the leaves since.
+   */
+  private async tree(): Promise<Tree> {
+    const kept = this.kept.leaves.length;
+    const [head] = (await this.db.query(
+      `SELECT h.size, l.leaf_hash AS edge FROM log_head h LEFT JOIN log_leaves l ON l.idx = $1 WHERE h.id = 1`,
+      [kept - 1],
+    )) as { size: string; edge: Buffer | null }[];
     const size = Number(head?.size ?? 0);
-    const rows = (await this.db.query(`SELECT leaf_hash FROM log_leaves WHERE idx < $1 ORDER BY idx`, [
-      size,
-    ])) as {
-      leaf_hash: Buffer;
-    }[];
-    return rows.map((r) => new Uint8Array(r.leaf_hash));
+    const edge = head?.edge ?? null;
+    const known = this.kept.leaves;
+    if (kept > 0 && (size < kept || !edge || !edge.equals(known[kept - 1]!)))
+      this.kept = { leaves: [], memo: new Map() };
+    // a memo outgrowing the tree holds ranges of old proofs: start it again
+    if (this.kept.memo.size > 4 * size + 1024) this.kept = { leaves: this.kept.leaves, memo: new Map() };
+    const { leaves, memo } = this.kept;
+    if (size > leaves.length) {
+      const from = leaves.length;
+      const rows = (await this.db.query(
+        `SELECT idx, leaf_hash FROM log_leaves WHERE idx >= $1 AND idx < $2 ORDER BY idx`,
+        [from, size],
+      )) as { idx: string; leaf_hash: Buffer }[];
+      // another request may have extended the cache meanwhile: append only the next index
+      for (const r of rows) if (Number(r.idx) === leaves.length) leaves.push(new Uint8Array(r.leaf_hash));
+    }
+    // a copy: a request extending the cache meanwhile changes no size this caller reads
+    return { leaves: leaves.slice(0, size), memo };
   }
 
-  /** The checkpoint of `leaves`, signed once and kept (replicas signing the same size agree). */
-  private async checkpointOf(leaves: readonly Uint8Array[]): Promise<SignedCheckpoint> {
+  /** The checkpoint of the tree, signed once and kept (replicas signing the same size agree). */
+  private async checkpointOf({ leaves, memo }: Tree): Promise<SignedCheckpoint> {
     const signer = await this.keys.active();
     const size = leaves.length;
     const [kept] = (await this.db.query(`SELECT root, note, key_id FROM log_checkpoints WHERE size = $1`, [
@@ -127,7 +151,7 @@ export class TransparencyLogService {
       note: string;
       key_id: string;
     }[];
-    const rootBytes = rootOf(sha256, leaves, 0, size, memoOf(leaves));
+    const rootBytes = rootOf(sha256, leaves, 0, size, memo);
     const root = toBase64(rootBytes);
     if (kept && kept.key_id === signer.keyId && toBase64(new Uint8Array(kept.root)) === root)
       return { origin: this.keys.origin, size, root, note: kept.note, keyId: kept.key_id };
@@ -148,8 +172,9 @@ export class TransparencyLogService {
   async proofs(
     transitionIds: readonly string[],
   ): Promise<{ checkpoint: SignedCheckpoint; byTransition: Map<string, LeafProof> }> {
-    const leaves = await this.tree();
-    const checkpoint = await this.checkpointOf(leaves);
+    const tree = await this.tree();
+    const { leaves, memo } = tree;
+    const checkpoint = await this.checkpointOf(tree);
     const byTransition = new Map<string, LeafProof>();
     if (transitionIds.length === 0) return { checkpoint, byTransition };
     const rows = (await this.db.query(
@@ -161,9 +186,7 @@ export class TransparencyLogService {
       byTransition.set(String(r.transition_id), {
         leafIndex,
         treeSize: leaves.length,
-        inclusionProof: inclusionProof(sha256, leaves, leafIndex, leaves.length, memoOf(leaves)).map(
-          toBase64,
-        ),
+        inclusionProof: inclusionProof(sha256, leaves, leafIndex, leaves.length, memo).map(toBase64),
       });
     }
     return { checkpoint, byTransition };
@@ -174,7 +197,7 @@ export class TransparencyLogService {
     from: number,
     to?: number,
   ): Promise<{ fromSize: number; toSize: number; proof: string[] }> {
-    const leaves = await this.tree();
+    const { leaves, memo } = await this.tree();
     const toSize = to ?? leaves.length;
     if (toSize > leaves.length)
       throw new BadRequestException(`to: the log has ${leaves.length} leaves, not ${toSize}`);
@@ -182,7 +205,7 @@ export class TransparencyLogService {
     return {
       fromSize: from,
       toSize,
-      proof: consistencyProof(sha256, leaves, from, toSize, memoOf(leaves)).map(toBase64),
+      proof: consistencyProof(sha256, leaves, from, toSize, memo).map(toBase64),
     };
   }
 
@@ -192,7 +215,8 @@ export class TransparencyLogService {
       breakerId,
     ])) as unknown[];
     if (!breaker) throw new NotFoundException(`breaker ${breakerId} not found`);
-    const leaves = await this.tree();
+    const tree = await this.tree();
+    const leaves = tree.leaves;
     const size = leaves.length;
     if (since !== undefined && since > size)
       throw new BadRequestException(`since: the log has ${size} leaves, not ${since}`);
@@ -210,7 +234,7 @@ export class TransparencyLogService {
       [size, CONSISTENCY_FROM_RECENT],
     )) as { size: string }[];
     const signer = await this.keys.active();
-    const checkpoint = await this.checkpointOf(leaves); // kept, so later bundles prove consistency with it
+    const checkpoint = await this.checkpointOf(tree); // kept, so later bundles prove consistency with it
     const bundle = assembleBundle(
       {
         breakerId,

@@ -1,14 +1,15 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IDENTIFIER_MAX } from '@recloser/core';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Matches, Max, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, PickType } from '@nestjs/swagger';
+import { IsOptional, IsString, Matches } from 'class-validator';
 import { IsIdentifier } from '../../common/input-rules.js';
-import { PAGE_DEFAULT, PAGE_MAX } from '../../common/paging.js';
+import { PageQuery } from '../../common/paging.js';
 
-export class ListRefundsQuery {
+/**
+ * `limit` as every list takes it; `after` instead of the opaque `cursor`: a refund's seq that a
+ * client persists to resume, so `next` stays set on an empty page.
+ */
+export class ListRefundsQuery extends PickType(PageQuery, ['limit'] as const) {
   @ApiProperty({ example: 'orders-consumer' })
   @IsIdentifier()
-  @Length(1, IDENTIFIER_MAX)
   @IsString()
   group: string;
 
@@ -19,14 +20,6 @@ export class ListRefundsQuery {
   @Matches(/^\d{1,18}$/, { message: 'after is not a cursor this list returned' })
   @IsString({ message: 'after is not a cursor this list returned' })
   after?: string;
-
-  @ApiPropertyOptional({ default: PAGE_DEFAULT, minimum: 1, maximum: PAGE_MAX })
-  @IsOptional()
-  @Type(() => Number)
-  @Max(PAGE_MAX, { message: `limit must be an integer in [1, ${PAGE_MAX}]` })
-  @Min(1, { message: `limit must be an integer in [1, ${PAGE_MAX}]` })
-  @IsInt({ message: `limit must be an integer in [1, ${PAGE_MAX}]` })
-  limit?: number;
 }
 
 export class RefundDto {
