@@ -270,21 +270,19 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       const recovery = await this.recoveryPlan(breaker, pool, instanceId, verdict, now);
       // fallback shares are the group breaker's (its rows), whichever breaker the instance follows
       const fallback = await this.fallbackPlan(shownGroup.breaker, pool, heartbeat, verdict, now);
-      plans.push(
-        buildPlan({
-          breakerId: breaker.id,
-          dependency: breaker.dependency,
-          global: breaker.globalState,
-          quorum,
-          pool,
-          allowance: recovery.allowance,
-          probe: recovery.probe,
-          validForMs: recovery.validForMs,
-          fallback,
-        }),
-      );
+      const plan = buildPlan({
+        breakerId: breaker.id,
+        dependency: breaker.dependency,
+        global: breaker.globalState,
+        quorum,
+        pool,
+        allowance: recovery.allowance,
+        probe: recovery.probe,
+        validForMs: recovery.validForMs,
+        fallback,
+      });
       // a region breaker's plan carries its region's shift plan (issue 14)
-      plans[plans.length - 1] = await this.regions.withShift(plans.at(-1)!, breaker, pool, now);
+      plans.push(await this.regions.withShift(plan, breaker, shownGroup.breaker, pool, now));
     }
     return {
       serverTime: new Date(now).toISOString(),
