@@ -172,7 +172,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     this.startedAt = ports.clock.now();
     this.warn = hooks.warn ?? (() => undefined);
     this.fallback = new FallbackControl(ports, settings, this.startedAt);
-    this.regions = new RegionBreakers(ports as unknown as ControlPorts, settings, this.warn);
+    this.regions = new RegionBreakers(ports, settings, this.warn);
     ports.changes?.listen((breakerId) => this.forget(breakerId));
   }
 

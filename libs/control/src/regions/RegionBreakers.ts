@@ -25,11 +25,13 @@ import { RecentCache } from '../RecentCache.js';
 import type {
   BreakerDecision,
   BreakerRecord,
+  BreakerStore,
   ControlPorts,
   ControlSettings,
   GroupView,
   LiveCounts,
   LiveDemand,
+  PresenceReader,
 } from '../ports.js';
 
 /** A group's region breakers are re-read at most this often per process (changes here forget at once). */
@@ -66,7 +68,11 @@ export class RegionBreakers {
   private readonly shiftStates = new Map<string, ShiftState>();
 
   constructor(
-    private readonly ports: ControlPorts,
+    private readonly ports: {
+      breakers: Pick<BreakerStore, 'find' | 'regionBreaker' | 'regionBreakers'>;
+      presence: PresenceReader;
+      rng: ControlPorts['rng'];
+    },
     private readonly settings: ControlSettings,
     private readonly warn: (message: string) => void = () => undefined,
   ) {}
