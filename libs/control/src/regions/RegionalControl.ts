@@ -15,6 +15,7 @@ import {
   isLive,
   isLocallyOpen,
   planShift,
+  shiftInput,
   type Clock,
   type RegionalDecision,
   type RegionalPolicy,
@@ -152,23 +153,12 @@ export class RegionalControl {
       loadPerSec: f.demandPerSec,
       gatesHold: f.errorRate <= this.options.maxReceiverErrorRate,
     }));
-    const totalLoad = figures.reduce((s, f) => s + f.demandPerSec, 0);
     for (const f of figures) {
       const prev = this.shiftStates.get(f.region) ?? null;
       // only a region the verdicts set apart sheds traffic; a shift under way still reverses gradually
       if (this.verdictOf(f.region) !== 'region_open' && !prev) continue;
-      const out = planShift(
-        {
-          now,
-          source: f.region,
-          sourceDemandPerSec: f.demandPerSec,
-          regions: shiftRegions,
-          // the source's own demand is what is being moved: it is not load on the pool's quota yet
-          poolHeadroomPerSec: this.options.poolQuotaPerSec - (totalLoad - f.demandPerSec),
-        },
-        prev,
-        this.shift,
-      );
+      const input = shiftInput(now, f.region, shiftRegions, this.options.poolQuotaPerSec);
+      const out = planShift(input, prev, this.shift);
       if (out.plan.mode === 'idle') this.shiftStates.delete(f.region);
       else this.shiftStates.set(f.region, out.state);
       plans.push(out.plan);
