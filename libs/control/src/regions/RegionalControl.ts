@@ -10,6 +10,7 @@
 import {
   DEFAULT_REGIONAL_POLICY,
   DEFAULT_SHIFT_POLICY,
+  coveredRegionHealth,
   decideRegional,
   healthFigures,
   isLive,
@@ -180,28 +181,22 @@ export class RegionalControl {
       successes += r.evidence.successes;
       for (const v of Object.values(r.demand)) demand += v;
     }
-    // the failed share as the breaker's health signature counts it (core healthFigures)
-    const evidenceError = healthFigures(rows, now, this.options.heartbeatTtlMs).errorRate;
-    const windowSec = this.options.heartbeatIntervalMs / 1000;
-    const servedPerSec = successes / windowSec;
+    const servedPerSec = successes / (this.options.heartbeatIntervalMs / 1000);
     const state = breaker?.globalState.state ?? null;
-    // OPEN or PROBING: the region's instances are paused, its open count is the quorum that opened
-    // it; until its breaker is CLOSED again it fails what it does not serve (a ramp serves a part)
-    const paused = state === 'open' || state === 'probing';
-    const recovering = state !== null && state !== 'closed';
-    const unserved = demand > 0 ? Math.max(0, 1 - servedPerSec / demand) : 0;
-    const errorRate = recovering ? Math.max(evidenceError, unserved) : evidenceError;
-    const capacity = this.options.capacityPerSec[src.region] ?? 0;
-    return {
-      region: src.region,
-      live: rows.length,
-      // paused by its breaker's decision, every live instance of the region counts as open
-      open: paused ? rows.length : open,
-      errorRate,
-      saturation: capacity > 0 ? Math.min(1, demand / capacity) : 0,
-      demandPerSec: demand,
-      servedPerSec,
-      breakerState: state,
-    };
+    // how the region's own breaker changes its picture is core's (coveredRegionHealth)
+    const health = coveredRegionHealth(
+      src.region,
+      {
+        live: rows.length,
+        open,
+        // the failed share as the breaker's health signature counts it (core healthFigures)
+        errorRate: healthFigures(rows, now, this.options.heartbeatTtlMs).errorRate,
+        demandPerSec: demand,
+        servedPerSec,
+      },
+      state,
+      this.options.capacityPerSec[src.region] ?? 0,
+    );
+    return { ...health, demandPerSec: demand, servedPerSec, breakerState: state };
   }
 }
