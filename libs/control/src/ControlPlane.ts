@@ -872,7 +872,11 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       designated && !this.fallback.resuming(now)
         ? await this.ports.leases.grant({ ...request, ...(await this.fairShare(pool)) })
         : await this.ports.leases.held(request);
-    if (got.kind === 'granted') await this.announceGrant(breaker, instanceId, got.fencing);
+    // the token stands in the lease store whether or not its announcement commits: it is handed out
+    if (got.kind === 'granted')
+      await this.announceGrant(breaker, instanceId, got.fencing).catch((err: unknown) =>
+        this.warn(`grant of ${breaker.id} to ${instanceId} not announced: ${(err as Error).message}`),
+      );
     return got.kind === 'granted' || got.kind === 'held'
       ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }
       : null;
