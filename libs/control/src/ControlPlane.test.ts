@@ -8,7 +8,7 @@ import {
   type ReportedState,
 } from '@recloser/core';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ControlPlane } from './ControlPlane.js';
 import type { PresenceStore } from './ports.js';
 import { createMemoryControlPlane, type MemoryControl } from './memory/MemoryControlPlane.js';
@@ -337,6 +337,32 @@ describe('ControlPlane: the event seam', () => {
     ]);
     expect(new Set(control.events.events.map((e) => e.id)).size).toBe(control.events.events.length);
     expect(control.events.events.some((e) => e.type === 'probe.granted')).toBe(true);
+  });
+
+  it('hands a granted probe token to its holder in the plan even when its announcement fails', async () => {
+    const warnings: string[] = [];
+    const clock = new FakeClock(0);
+    const control = createMemoryControlPlane({
+      clock,
+      rng: seededRng(1),
+      heartbeatIntervalMs: 1000,
+      heartbeatTtlMs: TTL,
+      isolationAfterMs: 2 * TTL,
+      hooks: { warn: (m) => warnings.push(m) },
+    });
+    const ids = ['a', 'b', 'c', 'd'];
+    for (const i of ids) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ids) await beat(control.plane, i, 'open');
+    clock.advance(2 * 30_000);
+    await control.plane.tick();
+    expect(stateOf(control)).toBe('probing');
+    const publish = vi.spyOn(control.events, 'publish').mockRejectedValue(new Error('event log down'));
+    const plans = await Promise.all(ids.map((i) => beat(control.plane, i, 'paused')));
+    publish.mockRestore();
+    expect(plans.filter((p) => p.breakers[0]!.probe !== null)).toHaveLength(1);
+    expect(control.leases.live()).toBe(1);
+    expect(warnings.some((w) => w.includes('not announced'))).toBe(true);
   });
 
   it('announces an isolated instance once when it becomes isolated and once when it recovers', async () => {

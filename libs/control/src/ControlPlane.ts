@@ -172,7 +172,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     this.startedAt = ports.clock.now();
     this.warn = hooks.warn ?? (() => undefined);
     this.fallback = new FallbackControl(ports, settings, this.startedAt);
-    this.regions = new RegionBreakers(ports as unknown as ControlPorts, settings, this.warn);
+    this.regions = new RegionBreakers(ports, settings, this.warn);
     ports.changes?.listen((breakerId) => this.forget(breakerId));
   }
 
@@ -270,21 +270,19 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       const recovery = await this.recoveryPlan(breaker, pool, instanceId, verdict, now);
       // fallback shares are the group breaker's (its rows), whichever breaker the instance follows
       const fallback = await this.fallbackPlan(shownGroup.breaker, pool, heartbeat, verdict, now);
-      plans.push(
-        buildPlan({
-          breakerId: breaker.id,
-          dependency: breaker.dependency,
-          global: breaker.globalState,
-          quorum,
-          pool,
-          allowance: recovery.allowance,
-          probe: recovery.probe,
-          validForMs: recovery.validForMs,
-          fallback,
-        }),
-      );
+      const plan = buildPlan({
+        breakerId: breaker.id,
+        dependency: breaker.dependency,
+        global: breaker.globalState,
+        quorum,
+        pool,
+        allowance: recovery.allowance,
+        probe: recovery.probe,
+        validForMs: recovery.validForMs,
+        fallback,
+      });
       // a region breaker's plan carries its region's shift plan (issue 14)
-      plans[plans.length - 1] = await this.regions.withShift(plans.at(-1)!, breaker, pool, now);
+      plans.push(await this.regions.withShift(plan, breaker, shownGroup.breaker, pool, now));
     }
     return {
       serverTime: new Date(now).toISOString(),
@@ -874,7 +872,11 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       designated && !this.fallback.resuming(now)
         ? await this.ports.leases.grant({ ...request, ...(await this.fairShare(pool)) })
         : await this.ports.leases.held(request);
-    if (got.kind === 'granted') await this.announceGrant(breaker, instanceId, got.fencing);
+    // the token stands in the lease store whether or not its announcement commits: it is handed out
+    if (got.kind === 'granted')
+      await this.announceGrant(breaker, instanceId, got.fencing).catch((err: unknown) =>
+        this.warn(`grant of ${breaker.id} to ${instanceId} not announced: ${(err as Error).message}`),
+      );
     return got.kind === 'granted' || got.kind === 'held'
       ? { token: got.token, fencing: got.fencing, validForMs: got.validForMs }
       : null;

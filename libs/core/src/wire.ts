@@ -1,6 +1,7 @@
 // The REST wire types of docs/api.md, shared by the controller, the SDK and the simulator so all
 // three speak exactly one contract. Field names are public: add, never rename or remove.
 import type { BreakerHealthSignature } from './region/HealthSignature.js';
+import type { RegionalVerdictKind } from './region/RegionalVerdict.js';
 import type { InstanceShift } from './region/RegionShift.js';
 
 /** The classified result of one call (see outcome/Outcome.ts for the classification table). */
@@ -164,7 +165,7 @@ export interface BreakerSummary {
 
 export interface RegionVerdictWire {
   region: string;
-  verdict: 'closed' | 'region_open' | 'open' | 'shift_throttled';
+  verdict: RegionalVerdictKind;
   quorum: QuorumFiguresWire;
   errorRate: number;
   saturation: number;

@@ -5,19 +5,20 @@
 // - for one lease TTL after the process started, an instance is granted no allowance beyond what it
 //   reports holding (core capToHolding): a restarted controller may have lost track of its grants;
 // - an instance's report of a fallback spell of at least one lease TTL announces `region.fallback`
-//   (once per spell, region and breaker in this process: core sameFallbackSpell over the reporters'
+//   (once per spell, region and breaker in this process: core fallbackSpell over the reporters'
 //   start estimates; each replica that hears of a spell announces it once).
 import {
   capToHolding,
-  DEFAULT_LOST_AFTER_BEATS,
   fallbackOf,
+  fallbackSpell,
+  fallbackSpellToleranceMs,
   planFallback,
   resuming,
-  sameFallbackSpell,
   type BreakerPlan,
   type FallbackReport,
   type FallbackTable,
   type PoolConfig,
+  type SpellTiming,
 } from '@recloser/core';
 import { RecentCache } from '../RecentCache.js';
 import type { ControlEventDraft } from '../events.js';
@@ -39,7 +40,7 @@ export class FallbackControl {
     private readonly startedAt: number,
   ) {
     this.tables = new RecentCache(() => settings.heartbeatTtlMs);
-    this.spells = new RecentCache(() => 10 * this.spellToleranceMs(), MAX_SPELLS);
+    this.spells = new RecentCache(() => 10 * fallbackSpellToleranceMs(this.timing()), MAX_SPELLS);
   }
 
   /** The fallback part of `instanceId`'s plan for this breaker. */
@@ -95,17 +96,15 @@ export class FallbackControl {
     report: FallbackReport,
     now: number,
   ): Promise<void> {
-    // a blip shorter than a lease TTL cost nothing (every grant was still valid): not an alert
-    if (!(report.durationMs >= this.settings.heartbeatTtlMs)) return;
-    const start = now - Math.max(0, report.durationMs);
     const key = `${breaker.id}\u0000${region}`;
     // read the clock afresh: a heartbeat that read it before a concurrent one stored its spell must
     // still find that entry (the cache serves no entry newer than the time asked with)
     const at = Math.max(now, this.ports.clock.now());
-    const last = this.spells.get(key, at);
-    const same = last !== undefined && sameFallbackSpell(last, start, this.spellToleranceMs());
-    this.spells.set(key, at, same ? Math.min(last, start) : start);
-    if (same) return;
+    const spell = fallbackSpell(report, now, this.spells.get(key, at), this.timing());
+    if (spell === null) return;
+    this.spells.set(key, at, spell.start);
+    if (!spell.announce) return;
+    const start = spell.start;
     const draft: ControlEventDraft = {
       type: 'region.fallback',
       breakerId: breaker.id,
@@ -126,8 +125,10 @@ export class FallbackControl {
     await this.ports.events.publish([draft]);
   }
 
-  /** reporters of one spell estimate its start this far apart at most: detection and return differ by a few beats */
-  private spellToleranceMs(): number {
-    return this.settings.heartbeatTtlMs + DEFAULT_LOST_AFTER_BEATS * this.settings.heartbeatIntervalMs;
+  private timing(): SpellTiming {
+    return {
+      leaseTtlMs: this.settings.heartbeatTtlMs,
+      heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
+    };
   }
 }

@@ -8,9 +8,9 @@ import {
   type BreakerPlan,
   type ReportedState,
 } from '@recloser/core';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createMemoryControlPlane } from '../memory/MemoryControlPlane.js';
-import { REGION_EVALUATION_MS } from './RegionBreakers.js';
+import { REGION_EVALUATION_MS, REGION_VIEW_MS } from './RegionBreakers.js';
 
 const TTL = 5000;
 const GROUP = 'g';
@@ -106,6 +106,21 @@ describe('region-scoped breakers (memory ports)', () => {
     const opened = control.breakers.log.find((t) => t.breakerId === `${GROUP}:${DEP}@region:a`)!;
     expect([opened.from, opened.to, opened.actor]).toEqual(['closed', 'open', 'quorum']);
     expect((opened.figures as { regional: { region: string } }).regional.region).toBe('a');
+  });
+
+  it("a region breaker's shift plan is planned from the group breaker the heartbeat holds (no store lookup)", async () => {
+    const { clock, control, beatAll } = setup();
+    await beatAll([]);
+    clock.set(TTL / 2);
+    await beatAll(['a']);
+    clock.set(TTL + 1);
+    await beatAll(['a']);
+    expect(regionState(control, 'a')).toBe('open');
+    const find = vi.spyOn(control.breakers, 'find');
+    clock.advance(REGION_VIEW_MS + 1); // past the cached shift plan: planned again
+    const plans = await beatAll(['a']);
+    expect(plans.get('a-0')?.shift?.mode).toBe('shifting');
+    expect(find).not.toHaveBeenCalled();
   });
 
   it('a group with one region never opens a region breaker: its quorum is the group’s', async () => {

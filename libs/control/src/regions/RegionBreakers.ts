@@ -25,11 +25,13 @@ import { RecentCache } from '../RecentCache.js';
 import type {
   BreakerDecision,
   BreakerRecord,
+  BreakerStore,
   ControlPorts,
   ControlSettings,
   GroupView,
   LiveCounts,
   LiveDemand,
+  PresenceReader,
 } from '../ports.js';
 
 /** A group's region breakers are re-read at most this often per process (changes here forget at once). */
@@ -66,7 +68,11 @@ export class RegionBreakers {
   private readonly shiftStates = new Map<string, ShiftState>();
 
   constructor(
-    private readonly ports: ControlPorts,
+    private readonly ports: {
+      breakers: Pick<BreakerStore, 'find' | 'regionBreaker' | 'regionBreakers'>;
+      presence: PresenceReader;
+      rng: ControlPorts['rng'];
+    },
     private readonly settings: ControlSettings,
     private readonly warn: (message: string) => void = () => undefined,
   ) {}
@@ -163,22 +169,23 @@ export class RegionBreakers {
    * (heartbeats report on the group's breaker; the region breaker has no rows of its own).
    */
   async liveDemand(rb: BreakerRecord, now: number): Promise<LiveDemand[]> {
-    const g = await this.ports.breakers.find(rb.group, rb.dependency);
-    if (!g || rb.region === null) return [];
-    this.groupOf.set(rb.id, g.id);
+    const groupId = await this.groupIdOf(rb);
+    if (groupId === null || rb.region === null) return [];
     const ttl = this.settings.heartbeatTtlMs;
-    return (await this.ports.presence.rows(g.id, now - ttl))
+    return (await this.ports.presence.rows(groupId, now - ttl))
       .filter((r) => r.region === rb.region && isLive(r, now, ttl))
       .map((r) => ({ instanceId: r.instanceId, demand: r.demand }));
   }
 
   /**
    * The plan with its `shift` (core planShift over regionShiftInput, this instance's share) when it
-   * is a region breaker's plan; any other plan unchanged.
+   * is a region breaker's plan; any other plan unchanged. `group` is the group breaker the heartbeat
+   * reported on (its rows are the region's evidence).
    */
   async withShift(
     plan: BreakerPlan,
     followed: BreakerRecord,
+    group: BreakerRecord,
     pool: PoolConfig,
     now: number,
   ): Promise<BreakerPlan> {
@@ -186,9 +193,8 @@ export class RegionBreakers {
     const region = followed.region;
     // a plan without its shift only keeps the region's calls at home: trouble here fails nothing
     const planned = this.shifts.through(followed.id, now, async () => {
-      const g = await this.ports.breakers.find(followed.group, followed.dependency);
       const ttl = this.settings.heartbeatTtlMs;
-      const rows = g ? await this.ports.presence.rows(g.id, now - ttl) : [];
+      const rows = await this.ports.presence.rows(group.id, now - ttl);
       const quota = Object.values(pool.capacity).reduce((s, c) => s + c.ratePerSec, 0);
       const input = regionShiftInput(rows, {
         now,
@@ -212,6 +218,17 @@ export class RegionBreakers {
       this.warn(`shift plan of ${followed.id}: ${(err as Error).message}`);
       return plan;
     }
+  }
+
+  /** A region breaker's group breaker id: remembered (ids never change), else read once. */
+  private async groupIdOf(rb: BreakerRecord): Promise<string | null> {
+    const known = this.groupOf.get(rb.id);
+    if (known !== undefined) return known;
+    const g = await this.ports.breakers.find(rb.group, rb.dependency);
+    if (!g) return null;
+    if (this.groupOf.size >= MAX_ENTRIES) this.groupOf.clear();
+    this.groupOf.set(rb.id, g.id);
+    return g.id;
   }
 
   private regionsOf(g: BreakerRecord, now: number): Promise<BreakerRecord[]> {

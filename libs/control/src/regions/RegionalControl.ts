@@ -10,11 +10,13 @@
 import {
   DEFAULT_REGIONAL_POLICY,
   DEFAULT_SHIFT_POLICY,
+  coveredRegionHealth,
   decideRegional,
   healthFigures,
   isLive,
   isLocallyOpen,
   planShift,
+  shiftInput,
   type Clock,
   type RegionalDecision,
   type RegionalPolicy,
@@ -152,23 +154,12 @@ export class RegionalControl {
       loadPerSec: f.demandPerSec,
       gatesHold: f.errorRate <= this.options.maxReceiverErrorRate,
     }));
-    const totalLoad = figures.reduce((s, f) => s + f.demandPerSec, 0);
     for (const f of figures) {
       const prev = this.shiftStates.get(f.region) ?? null;
       // only a region the verdicts set apart sheds traffic; a shift under way still reverses gradually
       if (this.verdictOf(f.region) !== 'region_open' && !prev) continue;
-      const out = planShift(
-        {
-          now,
-          source: f.region,
-          sourceDemandPerSec: f.demandPerSec,
-          regions: shiftRegions,
-          // the source's own demand is what is being moved: it is not load on the pool's quota yet
-          poolHeadroomPerSec: this.options.poolQuotaPerSec - (totalLoad - f.demandPerSec),
-        },
-        prev,
-        this.shift,
-      );
+      const input = shiftInput(now, f.region, shiftRegions, this.options.poolQuotaPerSec);
+      const out = planShift(input, prev, this.shift);
       if (out.plan.mode === 'idle') this.shiftStates.delete(f.region);
       else this.shiftStates.set(f.region, out.state);
       plans.push(out.plan);
@@ -190,28 +181,22 @@ export class RegionalControl {
       successes += r.evidence.successes;
       for (const v of Object.values(r.demand)) demand += v;
     }
-    // the failed share as the breaker's health signature counts it (core healthFigures)
-    const evidenceError = healthFigures(rows, now, this.options.heartbeatTtlMs).errorRate;
-    const windowSec = this.options.heartbeatIntervalMs / 1000;
-    const servedPerSec = successes / windowSec;
+    const servedPerSec = successes / (this.options.heartbeatIntervalMs / 1000);
     const state = breaker?.globalState.state ?? null;
-    // OPEN or PROBING: the region's instances are paused, its open count is the quorum that opened
-    // it; until its breaker is CLOSED again it fails what it does not serve (a ramp serves a part)
-    const paused = state === 'open' || state === 'probing';
-    const recovering = state !== null && state !== 'closed';
-    const unserved = demand > 0 ? Math.max(0, 1 - servedPerSec / demand) : 0;
-    const errorRate = recovering ? Math.max(evidenceError, unserved) : evidenceError;
-    const capacity = this.options.capacityPerSec[src.region] ?? 0;
-    return {
-      region: src.region,
-      live: rows.length,
-      // paused by its breaker's decision, every live instance of the region counts as open
-      open: paused ? rows.length : open,
-      errorRate,
-      saturation: capacity > 0 ? Math.min(1, demand / capacity) : 0,
-      demandPerSec: demand,
-      servedPerSec,
-      breakerState: state,
-    };
+    // how the region's own breaker changes its picture is core's (coveredRegionHealth)
+    const health = coveredRegionHealth(
+      src.region,
+      {
+        live: rows.length,
+        open,
+        // the failed share as the breaker's health signature counts it (core healthFigures)
+        errorRate: healthFigures(rows, now, this.options.heartbeatTtlMs).errorRate,
+        demandPerSec: demand,
+        servedPerSec,
+      },
+      state,
+      this.options.capacityPerSec[src.region] ?? 0,
+    );
+    return { ...health, demandPerSec: demand, servedPerSec, breakerState: state };
   }
 }

@@ -10,10 +10,6 @@ export const FAILURE_DOMAINS = ['provider', 'region', 'endpoint', 'model', 'cred
 /** What a pool declares: the widest its dependency's infrastructure faults are expected to be. */
 export type FailureDomain = (typeof FAILURE_DOMAINS)[number];
 
-export function isFailureDomain(v: unknown): v is FailureDomain {
-  return typeof v === 'string' && (FAILURE_DOMAINS as readonly string[]).includes(v);
-}
-
 /** What the SDK knows about one call (ids only: a credential is named, never carried). */
 export interface CallLabels {
   region?: string;

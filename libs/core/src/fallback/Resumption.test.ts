@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { capToHolding, resuming, sameFallbackSpell } from './Resumption.js';
+import { DEFAULT_LOST_AFTER_BEATS } from './FallbackRules.js';
+import {
+  capToHolding,
+  fallbackSpell,
+  fallbackSpellToleranceMs,
+  resuming,
+  sameFallbackSpell,
+} from './Resumption.js';
 
 describe('resuming', () => {
   it('for one lease TTL from the process start (T−1 / T)', () => {
@@ -50,5 +57,39 @@ describe('sameFallbackSpell', () => {
   it('starts within the tolerance are one spell', () => {
     expect(sameFallbackSpell(10_000, 14_000, 5000)).toBe(true);
     expect(sameFallbackSpell(10_000, 15_001, 5000)).toBe(false);
+  });
+});
+
+describe('fallbackSpell', () => {
+  const timing = { leaseTtlMs: 5000, heartbeatIntervalMs: 1000 };
+  const tolerance = 5000 + DEFAULT_LOST_AFTER_BEATS * 1000;
+
+  it('tolerates a lease TTL and the beats to call control lost', () => {
+    expect(fallbackSpellToleranceMs(timing)).toBe(tolerance);
+  });
+
+  it('a spell shorter than a lease TTL is no alert (T−1 / T); nor is a report without a duration', () => {
+    expect(fallbackSpell({ durationMs: 4999 }, 100_000, undefined, timing)).toBeNull();
+    expect(fallbackSpell({ durationMs: Number.NaN }, 100_000, undefined, timing)).toBeNull();
+    expect(fallbackSpell({ durationMs: 5000 }, 100_000, undefined, timing)).toEqual({
+      start: 95_000,
+      announce: true,
+    });
+  });
+
+  it('a start within the tolerance of the last announced is the same spell: kept at the earliest, not announced', () => {
+    const now = 100_000;
+    expect(fallbackSpell({ durationMs: 8000 }, now, 92_000 - tolerance, timing)).toEqual({
+      start: 92_000 - tolerance,
+      announce: false,
+    });
+    expect(fallbackSpell({ durationMs: 8000 }, now, 91_000, timing)).toEqual({
+      start: 91_000,
+      announce: false,
+    });
+    expect(fallbackSpell({ durationMs: 8000 }, now, 92_000 - tolerance - 1, timing)).toEqual({
+      start: 92_000,
+      announce: true,
+    });
   });
 });

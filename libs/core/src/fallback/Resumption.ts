@@ -2,6 +2,7 @@
 // started may have lost track of what it granted: for one lease TTL it grants an instance nothing
 // beyond what the instance reports holding. Fallback spells are announced once per region.
 import type { ClassAllowance, FallbackReport, TrafficClass } from '../wire.js';
+import { DEFAULT_LOST_AFTER_BEATS } from './FallbackRules.js';
 
 /** the resumption window: from the process's start, one lease TTL */
 export function resuming(now: number, startedAt: number, leaseTtlMs: number): boolean {
@@ -33,4 +34,37 @@ export function capToHolding(
  */
 export function sameFallbackSpell(startA: number, startB: number, toleranceMs: number): boolean {
   return Math.abs(startA - startB) <= toleranceMs;
+}
+
+/** The controller's timings a spell is judged by. */
+export interface SpellTiming {
+  leaseTtlMs: number;
+  heartbeatIntervalMs: number;
+}
+
+/**
+ * How far apart reporters of one spell may estimate its start: detection and return differ by a
+ * lease TTL (a plan runs out) and the beats an instance takes to call control lost.
+ */
+export function fallbackSpellToleranceMs(timing: SpellTiming): number {
+  return timing.leaseTtlMs + DEFAULT_LOST_AFTER_BEATS * timing.heartbeatIntervalMs;
+}
+
+/**
+ * What one report of a spell means for announcing it, given the start of the last spell announced
+ * for its (breaker, region) (undefined: none). Null for a blip shorter than a lease TTL: every grant
+ * was still valid, so it cost nothing and is no alert. Else the start to remember (the earliest of
+ * one spell's estimates) and whether this report opens a spell not announced yet.
+ */
+export function fallbackSpell(
+  report: Pick<FallbackReport, 'durationMs'>,
+  now: number,
+  lastStart: number | undefined,
+  timing: SpellTiming,
+): { start: number; announce: boolean } | null {
+  if (!(report.durationMs >= timing.leaseTtlMs)) return null;
+  const start = now - Math.max(0, report.durationMs);
+  const same =
+    lastStart !== undefined && sameFallbackSpell(lastStart, start, fallbackSpellToleranceMs(timing));
+  return same ? { start: Math.min(lastStart, start), announce: false } : { start, announce: true };
 }

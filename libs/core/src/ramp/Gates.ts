@@ -52,6 +52,14 @@ export function failedGates(
   return failed;
 }
 
+/** A success rate below half the gate is a collapse (given a full sample of answered calls). */
+export function collapsedSuccessRate(
+  successRate: number,
+  gates: Pick<GateThresholds, 'minSuccessRate'>,
+): boolean {
+  return successRate < gates.minSuccessRate / 2;
+}
+
 /** Judges a sample against the gates and says why. */
 export function explainGates(sample: RampSample, gates: GateThresholds, minSample: number): GateFigures {
   const attempts = Math.max(0, sample.attempts);
@@ -64,7 +72,7 @@ export function explainGates(sample: RampSample, gates: GateThresholds, minSampl
   let outcome: GateOutcome;
   if (attempts < minSample) outcome = 'insufficient';
   // collapse needs a full sample of answered calls: a few failures among many 429s is saturation
-  else if (answered >= minSample && successRate < gates.minSuccessRate / 2) outcome = 'collapse';
+  else if (answered >= minSample && collapsedSuccessRate(successRate, gates)) outcome = 'collapse';
   else outcome = failed.length === 0 ? 'pass' : 'degrade';
   return {
     outcome,

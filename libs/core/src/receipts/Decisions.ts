@@ -1,7 +1,7 @@
 // The decision invariants a verifier re-checks from signed material alone: a certificate's K is
 // core's threshold of its L under its policy and at least K locally open verdicts formed it; a ramp
 // step is justified by its gate figures against the pool's gates.
-import { failedGates, type GateFigures } from '../ramp/Gates.js';
+import { collapsedSuccessRate, failedGates, type GateFigures } from '../ramp/Gates.js';
 import { isLocallyOpen, quorumThreshold } from '../quorum/Quorum.js';
 import { fromBasisPoints } from './Canonical.js';
 import type { LogEntryStatement, QuorumCertificate, VerdictStatement } from './Statements.js';
@@ -83,7 +83,7 @@ export function rampStepProblem(e: LogEntryStatement, levelBefore: number | null
       .join(',');
     if (derived !== recorded) return `gates failed are [${recorded}] but the figures fail [${derived}]`;
     if (g.outcome === 'pass' && g.failed.length > 0) return 'outcome pass with failed gates';
-    if (g.outcome === 'collapse' && !(g.successRate < e.gateThresholds.minSuccessRate / 2))
+    if (g.outcome === 'collapse' && !collapsedSuccessRate(g.successRate, e.gateThresholds))
       return `collapse with success rate ${g.successRate} ≥ half the gate`;
   }
   const after = typeof e.figures.level === 'number' ? e.figures.level : null;

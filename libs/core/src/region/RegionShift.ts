@@ -5,7 +5,7 @@
 import type { GlobalState } from '../wire.js';
 import { isLive } from '../quorum/Quorum.js';
 import { healthFigures, type SignatureRow } from './HealthSignature.js';
-import type { ShiftInput, ShiftPlan, ShiftRegion } from './ShiftPlan.js';
+import { shiftInput, type ShiftInput, type ShiftPlan, type ShiftRegion } from './ShiftPlan.js';
 
 export type ShiftRow = SignatureRow & { instanceId: string; demand: Record<string, number> };
 
@@ -48,11 +48,9 @@ export function regionShiftInput(rows: readonly ShiftRow[], ctx: RegionShiftCont
   if (!byRegion.has(ctx.source)) byRegion.set(ctx.source, []);
   const totalLive = live.length;
   const quota = Math.max(0, Number.isFinite(ctx.poolCapacityPerSec) ? ctx.poolCapacityPerSec : 0);
-  let totalLoad = 0;
   const regions: ShiftRegion[] = [...byRegion.keys()].sort().map((region) => {
     const list = byRegion.get(region)!;
     const loadPerSec = list.reduce((s, r) => s + sumDemand(r.demand), 0);
-    totalLoad += loadPerSec;
     let errorRate = healthFigures(list, ctx.now, ctx.heartbeatTtlMs).errorRate;
     if (region === ctx.source) errorRate = sourceErrorRate(ctx.sourceState, ctx.sourceLevel, errorRate);
     return {
@@ -63,14 +61,7 @@ export function regionShiftInput(rows: readonly ShiftRow[], ctx: RegionShiftCont
       gatesHold: errorRate <= ctx.maxReceiverErrorRate,
     };
   });
-  const sourceDemandPerSec = regions.find((r) => r.region === ctx.source)!.loadPerSec;
-  return {
-    now: ctx.now,
-    source: ctx.source,
-    sourceDemandPerSec,
-    regions,
-    poolHeadroomPerSec: quota - (totalLoad - sourceDemandPerSec),
-  };
+  return shiftInput(ctx.now, ctx.source, regions, quota);
 }
 
 /** The failed share of the source's demand while its region breaker is in `state`. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_SHIFT_POLICY as P,
   planShift,
+  shiftInput,
   type ShiftInput,
   type ShiftRegion,
   type ShiftState,
@@ -45,6 +46,26 @@ function run(steps: number, at: (i: number) => Partial<ShiftInput> = () => ({}))
 
 const rate = (plan: ReturnType<typeof run>[number], to: string) =>
   plan.receivers.find((r) => r.region === to)?.ratePerSec ?? 0;
+
+describe('shiftInput', () => {
+  it("takes the source's load as its demand and leaves the rest of the pool's load on the quota", () => {
+    const regions = [region('a', 1, 130, 100), region('b', 0, 130, 60), region('c', 0, 130, 40)];
+    expect(shiftInput(7, 'a', regions, 500)).toEqual({
+      now: 7,
+      source: 'a',
+      sourceDemandPerSec: 100,
+      regions,
+      poolHeadroomPerSec: 400,
+    });
+  });
+
+  it('a source without figures wants nothing', () => {
+    expect(shiftInput(0, 'z', [region('a', 0, 130, 100)], 150)).toMatchObject({
+      sourceDemandPerSec: 0,
+      poolHeadroomPerSec: 50,
+    });
+  });
+});
 
 describe('planShift', () => {
   it('starts small, grows while the receivers hold, and stops at their headroom', () => {

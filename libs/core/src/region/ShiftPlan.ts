@@ -67,6 +67,28 @@ export interface ShiftInput {
   poolHeadroomPerSec: number;
 }
 
+/**
+ * planShift's input for `source` from every region's figures (the source included): the source's
+ * demand is its load, and the pool's headroom is what its quota leaves once every other region's
+ * load is served (the source's own demand is what would move: not load on the quota yet).
+ */
+export function shiftInput(
+  now: number,
+  source: string,
+  regions: readonly ShiftRegion[],
+  poolQuotaPerSec: number,
+): ShiftInput {
+  const sourceDemandPerSec = regions.find((r) => r.region === source)?.loadPerSec ?? 0;
+  const totalLoad = regions.reduce((s, r) => s + r.loadPerSec, 0);
+  return {
+    now,
+    source,
+    sourceDemandPerSec,
+    regions,
+    poolHeadroomPerSec: poolQuotaPerSec - (totalLoad - sourceDemandPerSec),
+  };
+}
+
 /** What a source region's plan carried over to its next step (serialisable). */
 export interface ShiftState {
   source: string;
