@@ -867,9 +867,10 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       epoch,
     };
     // a designated instance is granted (or keeps) a token; any other keeps only what it holds, and
-    // so does everyone while this process resumes after a start (it may have lost track)
+    // so does one back from FALLBACK while this process resumes after a start
+    const back = this.fallback.backFromFallback({ breakerId: breaker.id, instanceId }, verdict.fallback, now);
     const got =
-      designated && !this.fallback.resuming(now)
+      designated && back === undefined
         ? await this.ports.leases.grant({ ...request, ...(await this.fairShare(pool)) })
         : await this.ports.leases.held(request);
     // the token stands in the lease store whether or not its announcement commits: it is handed out

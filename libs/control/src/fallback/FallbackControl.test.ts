@@ -204,4 +204,27 @@ describe('FallbackControl through the ControlPlane (memory ports)', () => {
     const after = (await beatAll(joined, 'closed')).map((r) => r.breakers[0]!.allowance!.classes);
     expect(after).toEqual(before);
   });
+
+  it('while a new process resumes, probe tokens go to designated instances that never lost control, not to ones back from FALLBACK', async () => {
+    const probing = async () => {
+      const { clock, control } = setup();
+      await beatAll(control.plane, 'closed');
+      clock.set(TTL + 1);
+      await beatAll(control.plane, 'open');
+      clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+      await control.plane.tick();
+      expect(control.breakers.peek(ID)!.globalState.state).toBe('probing');
+      const { plane: _first, events, ...stores } = control;
+      return new ControlPlane({ ...stores, events, clock, rng: seededRng(4) }, control.plane.settings);
+    };
+    const spell = { durationMs: 60_000, attempts: 0, probes: 0, probeSuccesses: 0 };
+    const tokens = async (plane: ControlPlane, report?: typeof spell) => {
+      let n = 0;
+      for (let i = 0; i < ids.length; i++)
+        if ((await beat(plane, i, 'paused', report)).breakers[0]!.probe) n++;
+      return n;
+    };
+    expect(await tokens(await probing(), spell)).toBe(0); // back from FALLBACK: they hold nothing
+    expect(await tokens(await probing())).toBeGreaterThan(0); // a rolling restart: probing goes on
+  });
 });

@@ -60,12 +60,27 @@ export class FallbackControl {
   }
 
   /**
-   * The allowance to grant: while this process resumes, capped at what the instance reports holding
-   * if it ran in FALLBACK (it reports a spell; later heartbeats of the window keep that cap). An
-   * instance that never lost control — another replica served it while this one started, as in a
-   * rolling restart — holds nothing this process could have lost track of: its share is the stored
-   * division's.
+   * While this process resumes after a start, an instance back from FALLBACK (it reports a spell;
+   * later heartbeats of the window keep that report) gets nothing beyond what it reports holding:
+   * its last report here, else undefined. An instance that never lost control — another replica
+   * served it while this one started, as in a rolling restart — holds nothing this process could
+   * have lost track of (its share is the stored division's; its tokens are the lease store's).
    */
+  backFromFallback(
+    key: { breakerId: string; instanceId: string },
+    report: FallbackReport | undefined,
+    now: number,
+  ): FallbackReport | undefined {
+    if (!resuming(now, this.startedAt, this.settings.heartbeatTtlMs)) {
+      this.cutOff.clear();
+      return undefined;
+    }
+    const id = `${key.breakerId}\u0000${key.instanceId}`;
+    if (report !== undefined && this.cutOff.size < MAX_SPELLS) this.cutOff.set(id, report);
+    return report ?? this.cutOff.get(id);
+  }
+
+  /** The allowance to grant: capped at what an instance back from FALLBACK holds (backFromFallback). */
   capAllowance(
     key: { breakerId: string; instanceId: string },
     allowance: Allowance | null,
@@ -73,19 +88,8 @@ export class FallbackControl {
     now: number,
   ): Allowance | null {
     if (allowance === null) return allowance;
-    if (!resuming(now, this.startedAt, this.settings.heartbeatTtlMs)) {
-      this.cutOff.clear();
-      return allowance;
-    }
-    const id = `${key.breakerId}\u0000${key.instanceId}`;
-    if (report !== undefined && this.cutOff.size < MAX_SPELLS) this.cutOff.set(id, report);
-    const held = report ?? this.cutOff.get(id);
+    const held = this.backFromFallback(key, report, now);
     return held !== undefined ? capToHolding(allowance, held) : allowance;
-  }
-
-  /** whether this process still resumes (a probe token then goes only to whoever holds one) */
-  resuming(now: number): boolean {
-    return resuming(now, this.startedAt, this.settings.heartbeatTtlMs);
   }
 
   /** `region.fallback`, when this report opens a spell not yet announced here for (breaker, region). */
