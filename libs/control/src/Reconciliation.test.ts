@@ -112,6 +112,17 @@ describe('Reconciliation on memory ports', () => {
     expect(refunds[0]!.reason).toMatch(/locally open/);
   });
 
+  it('judges an event once settleMs has passed since it, not a millisecond before (T−1 / T)', async () => {
+    const { clock, control } = setup();
+    await flap(clock, control.plane);
+    const at = clock.now();
+    await control.reconciliation.record('g', [ev('late', 'reclaim', at)]);
+    clock.set(at + control.reconciliation.settleMs - 1);
+    expect((await control.reconciliation.run()).judged).toBe(0);
+    clock.set(at + control.reconciliation.settleMs);
+    expect((await control.reconciliation.run()).judged).toBe(1);
+  });
+
   it('two runners on one ledger never refund an event twice', async () => {
     const { clock, control } = setup();
     const { during } = await flap(clock, control.plane);

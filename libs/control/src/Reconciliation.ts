@@ -56,6 +56,11 @@ export class Reconciliation {
     return this.settings.heartbeatIntervalMs;
   }
 
+  /** How long after a moment the events around it become judgeable (core judgeableBefore). */
+  get settleMs(): number {
+    return -judgeableBefore(0, { heartbeatTtlMs: this.settings.heartbeatTtlMs, staleMs: this.staleMs });
+  }
+
   /**
    * POST /v1/ledger/events: stores the events (idempotent by eventId); each `at` goes through core
    * ledgerEventTime first, and one refused time refuses the whole batch (nothing is stored).

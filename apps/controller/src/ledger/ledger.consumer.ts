@@ -1,7 +1,7 @@
 // Reconciliation runs again whenever a breaker closes (the event seam), once the events around the
 // close have settled (core judgeableBefore: a TTL and a tick), rather than waiting for the next period.
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import type { ControlEvent } from '@recloser/control';
+import { Reconciliation, type ControlEvent } from '@recloser/control';
 import { ControllerConfig } from '../config/controller-config.js';
 import { OutboxConsumers } from '../outbox/outbox-consumers.js';
 import { JobName } from '../queues/queue.constants.js';
@@ -19,6 +19,7 @@ export class LedgerConsumer implements OnModuleInit {
   constructor(
     private readonly consumers: OutboxConsumers,
     private readonly queues: QueueService,
+    private readonly reconciliation: Reconciliation,
     private readonly config: ControllerConfig,
   ) {}
 
@@ -28,7 +29,8 @@ export class LedgerConsumer implements OnModuleInit {
 
   private async onEvent(event: ControlEvent): Promise<void> {
     if (!closedBreaker(event)) return;
-    const settleMs = this.config.heartbeatTtlMs + 2 * this.config.heartbeatIntervalMs;
+    // settled, plus one heartbeat interval for the reports still on their way
+    const settleMs = this.reconciliation.settleMs + this.config.heartbeatIntervalMs;
     // one job per close, whichever replica relays it (the event id is stable across redeliveries)
     const jobId = `reconcile-after-close-${event.id.replace(/[^A-Za-z0-9_-]/g, '_')}`;
     await this.queues.add(JobName.Reconcile, { breakerId: event.breakerId }, jobId, { delayMs: settleMs });
