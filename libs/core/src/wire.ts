@@ -8,6 +8,18 @@ import type { InstanceShift } from './region/RegionShift.js';
 export type Outcome =
   'success' | 'slow' | 'overload' | 'network' | 'rate_limited' | 'auth' | 'client_error' | 'cancelled';
 
+/** Every outcome, for validation at the edge. */
+export const OUTCOMES: readonly Outcome[] = [
+  'success',
+  'slow',
+  'overload',
+  'network',
+  'rate_limited',
+  'auth',
+  'client_error',
+  'cancelled',
+];
+
 /** Outcomes counted per class in a verdict's evidence (success and cancelled are not failures). */
 export type EvidenceClass = 'overload' | 'network' | 'rate_limited' | 'auth' | 'client_error' | 'slow';
 export const EVIDENCE_CLASSES: readonly EvidenceClass[] = [

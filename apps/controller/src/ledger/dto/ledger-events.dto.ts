@@ -3,6 +3,7 @@ import {
   LEDGER_KINDS,
   MAX_LEDGER_EVENT_COUNT,
   MAX_LEDGER_EVENTS_PER_REQUEST,
+  OUTCOMES,
   type LedgerEvent,
   type LedgerKind,
   type Outcome,
@@ -24,17 +25,6 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsIdentifier } from '../../common/input-rules.js';
-
-const OUTCOMES: readonly Outcome[] = [
-  'success',
-  'slow',
-  'overload',
-  'network',
-  'rate_limited',
-  'auth',
-  'client_error',
-  'cancelled',
-];
 
 // Decorators run bottom-up and validation stops at a field's first error: the type check sits last.
 export class LedgerEventDto {
