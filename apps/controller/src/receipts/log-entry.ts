@@ -1,14 +1,12 @@
 // A transition row as a log leaf. What is hashed must be exactly what is stored and read back:
 // Postgres text cannot hold a lone surrogate (the driver writes U+FFFD), so strings are made
 // well-formed the same way before the leaf is encoded; the leaf's bytes are stored as they are.
-import type { GateThresholds, LogEntryStatement } from '@recloser/core';
+import { toWellFormed, type GateThresholds, type LogEntryStatement } from '@recloser/core';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** Strings with every lone surrogate replaced by U+FFFD, at any depth (as UTF-8 encoders do). */
 export function wellFormed<T>(value: T): T {
-  if (typeof value === 'string') return value.replace(LONE_SURROGATE, '\uFFFD') as T;
+  if (typeof value === 'string') return toWellFormed(value) as T;
   if (Array.isArray(value)) return value.map(wellFormed) as T;
   if (value && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [wellFormed(k), wellFormed(v)])) as T;

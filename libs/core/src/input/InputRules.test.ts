@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { identifierProblem, stringProblem, textProblem, trafficClassProblem } from './InputRules.js';
+import {
+  identifierProblem,
+  stringProblem,
+  textProblem,
+  toWellFormed,
+  trafficClassProblem,
+} from './InputRules.js';
 
 describe('input rules', () => {
   it('every string: well-formed Unicode, no C0/DEL/C1', () => {
@@ -36,5 +42,13 @@ describe('input rules', () => {
     expect(textProblem('   ', 500)).toBe('must not be empty or only whitespace');
     expect(textProblem('ab\u202ecd', 500)).toMatch(/bidi/);
     expect(textProblem('x'.repeat(501), 500)).toBe('must be at most 500 characters long');
+  });
+});
+
+describe('toWellFormed', () => {
+  it('replaces each lone surrogate with U+FFFD and keeps pairs, so stringProblem finds nothing after it', () => {
+    expect(toWellFormed('a\ud800b\udc00c\ud83d\ude00')).toBe('a\ufffdb\ufffdc\ud83d\ude00');
+    expect(toWellFormed('\udfff\ud800')).toBe('\ufffd\ufffd');
+    expect(stringProblem(toWellFormed('w\ud800'))).toBeNull();
   });
 });

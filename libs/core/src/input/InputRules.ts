@@ -12,8 +12,14 @@ export const DAY_MS = 86_400_000;
 /** Counts and rates: finite and at most this. */
 export const MAX_COUNT = 1e9;
 
-// a lone high surrogate, or a low one without its high half
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** a lone high surrogate, or a low one without its high half: what Postgres text cannot hold */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/** The string with every lone surrogate replaced by U+FFFD (as UTF-8 encoders and Postgres do). */
+export function toWellFormed(s: string): string {
+  return s.replace(LONE_SURROGATES, '\ufffd');
+}
 // C0 (incl. NUL), DEL and C1
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 // bidi embeddings, overrides, isolates and marks: they make text display other than it reads

@@ -1,4 +1,5 @@
 // Byte helpers the receipts need without Node's Buffer (libs/core runs anywhere): UTF-8, base64, hex.
+import { LONE_SURROGATE } from '../input/InputRules.js';
 
 /** UTF-8 bytes of a well-formed string; a lone surrogate is refused (it has no UTF-8 form to sign). */
 export function utf8(s: string): Uint8Array {
@@ -114,8 +115,6 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
   return d === 0;
 }
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Whether a string is well-formed UTF-16 (no lone surrogate), i.e. has a UTF-8 form. */
 export function isWellFormed(s: string): boolean {
