@@ -9,14 +9,17 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   canonicalize,
   type DsseEnvelope,
-  EVIDENCE_CLASSES,
   fromBase64,
   type IdentityMode,
+  identityDemand,
   IDENTITY_MODES,
   isLocallyOpen,
   openEnvelope,
   PAYLOAD_TYPES,
+  signedEpoch,
+  statementEvidence,
   toHex,
+  verdictStatement,
   type VerdictStatement,
 } from '@recloser/core';
 import { DataSource } from 'typeorm';
@@ -119,15 +122,12 @@ export class VerdictIdentityService {
     const mode = await this.mode(dto.group);
     for (const [i, b] of dto.breakers.entries()) {
       const field = `breakers.${i}.envelope`;
-      if (b.envelope === undefined) {
-        if (mode === 'required' && isLocallyOpen(b.state))
-          throw new BadRequestException(
-            `${field}: group "${dto.group}" requires signed verdicts (identity required)`,
-          );
-        continue;
-      }
-      if (mode === 'off') continue; // a group that does not use identity ignores signatures
-      await this.accept(dto, i, b.envelope as DsseEnvelope, field);
+      const demand = identityDemand(mode, b, b.envelope !== undefined);
+      if (demand === 'refuse')
+        throw new BadRequestException(
+          `${field}: group "${dto.group}" requires signed verdicts (identity required)`,
+        );
+      if (demand === 'check') await this.accept(dto, i, b.envelope as DsseEnvelope, field);
     }
   }
 
@@ -148,17 +148,8 @@ export class VerdictIdentityService {
     );
     if (!opened.ok) throw new BadRequestException(`${field}: ${opened.why}`);
     const v = opened.statement as VerdictStatement;
-    const sent = {
-      type: 'recloser.verdict/v1',
-      instanceId: dto.instanceId,
-      group: dto.group,
-      dependency: b.dependency,
-      state: b.state,
-      evidence: normalEvidence(b.evidence),
-      seq: v.seq,
-      epoch: v.epoch,
-    };
-    if (canonicalize({ ...v, evidence: normalEvidence(v.evidence) }) !== canonicalize(sent))
+    const sent = verdictStatement(dto, b, { seq: v.seq, epoch: v.epoch });
+    if (canonicalize({ ...v, evidence: statementEvidence(v.evidence) }) !== canonicalize(sent))
       throw new BadRequestException(
         `${field}: the signed statement is not the verdict sent beside it (a changed verdict)`,
       );
@@ -169,7 +160,8 @@ export class VerdictIdentityService {
       [dto.group, b.dependency],
     )) as { epoch: number }[];
     const epoch = breaker?.epoch ?? 0;
-    if (v.epoch > epoch)
+    const when = signedEpoch(v.epoch, epoch);
+    if (when === 'future')
       throw new ConflictException(
         `${field}: signed for epoch ${v.epoch} but the breaker is in epoch ${epoch}`,
       );
@@ -182,9 +174,7 @@ export class VerdictIdentityService {
       throw new ConflictException(
         `${field}: sequence number ${v.seq} was already used by key ${keyId} (a replayed verdict)`,
       );
-    // signed before the instance heard of the current epoch (the breaker moved while the heartbeat
-    // was in flight): the heartbeat stands, the signature certifies nothing now and is not kept
-    if (v.epoch < epoch) return;
+    if (when === 'stale') return; // the heartbeat stands; the signature certifies nothing now
     await this.db.query(
       `INSERT INTO signed_verdicts (group_name, dependency, instance_id, key_id, seq, epoch, envelope)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
@@ -214,25 +204,4 @@ export class VerdictIdentityService {
     this.keys.set(keyId, key);
     return key;
   }
-}
-
-/** Evidence as the controller stores it: every class present (absent ones count zero), nulls explicit. */
-export function normalEvidence(e: {
-  attempts: number;
-  successes: number;
-  byClass?: object;
-  latencyP95Ms?: number | null;
-  ttftP95Ms?: number | null;
-  queueAgeMs?: number | null;
-}): Record<string, unknown> {
-  return {
-    attempts: e?.attempts,
-    successes: e?.successes,
-    byClass: Object.fromEntries(
-      EVIDENCE_CLASSES.map((c) => [c, (e?.byClass as Record<string, number> | undefined)?.[c] ?? 0]),
-    ),
-    latencyP95Ms: e?.latencyP95Ms ?? null,
-    ttftP95Ms: e?.ttftP95Ms ?? null,
-    queueAgeMs: e?.queueAgeMs ?? null,
-  };
 }

@@ -5,10 +5,9 @@ import { createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node
 import {
   type BreakerVerdict,
   type DsseEnvelope,
-  EVIDENCE_CLASSES,
   PAYLOAD_TYPES,
   signEnvelope,
-  type VerdictStatement,
+  verdictStatement,
 } from '@recloser/core';
 
 export class InstanceIdentity {
@@ -31,21 +30,7 @@ export class InstanceIdentity {
     const keyId = this.keyId;
     if (keyId === null) return null;
     this.seq += 1;
-    const statement: VerdictStatement = {
-      type: 'recloser.verdict/v1',
-      instanceId,
-      group,
-      dependency: verdict.dependency,
-      state: verdict.state,
-      evidence: {
-        ...verdict.evidence,
-        byClass: Object.fromEntries(
-          EVIDENCE_CLASSES.map((c) => [c, verdict.evidence.byClass[c] ?? 0]),
-        ) as typeof verdict.evidence.byClass,
-      },
-      seq: this.seq,
-      epoch,
-    };
+    const statement = verdictStatement({ instanceId, group }, verdict, { seq: this.seq, epoch });
     const privateKey = this.privateKey;
     return signEnvelope(PAYLOAD_TYPES.verdict, statement, {
       keyId,

@@ -9,3 +9,4 @@ export * from './Checkpoint.js';
 export * from './Statements.js';
 export * from './Decisions.js';
 export * from './Bundle.js';
+export * from './VerdictIdentity.js';
