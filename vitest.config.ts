@@ -1,6 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// unit files beside the code that open sockets, use Postgres/Redis or time real intervals
+const WITH_SERVICES = [
+  'libs/client/src/transport/HttpTransport.test.ts',
+  'libs/client/src/adapters/opossum.test.ts',
+  'apps/controller/src/**/*.store.test.ts',
+  'apps/sidecar/src/**/*.test.ts',
+];
 
 const at = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -21,12 +29,32 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts', 'test/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
-    // end-to-end suites share Postgres and Redis and start servers: run files one at a time
-    fileParallelism: false,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    projects: [
+      {
+        extends: true,
+        // pure code (core rules, the simulator, in-memory control plane): files run side by side
+        test: {
+          name: 'unit',
+          include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...WITH_SERVICES],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        // end-to-end suites share Postgres and Redis, start servers and measure intervals: they run
+        // one file at a time, after the unit files, so nothing else competes for the CPU
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts', ...WITH_SERVICES],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
