@@ -67,6 +67,11 @@ export interface BreakerVerdict {
   envelope?: { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
   /** what the instance did in FALLBACK, sent on the heartbeats after control returned (fallback/FallbackReport.ts) */
   fallback?: FallbackReport;
+  /**
+   * requests/s this instance moved to each other region over its last window (breaker.route under a
+   * shift plan; InputRules routedRatesProblem bounds it). Absent: it moved nothing.
+   */
+  routed?: Record<string, number>;
 }
 
 /** An instance's account of a spell in FALLBACK (the controller unreachable), per breaker. */
