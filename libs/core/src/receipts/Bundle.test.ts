@@ -114,7 +114,8 @@ describe('verifyBundle', () => {
   });
 
   describe('shift plan leaves (issue 14: shift plans are log leaves)', () => {
-    const shifted = fx.build({ withShifts: true });
+    const sx = fixture(); // its own log: building shifts changes the fixture's leaves
+    const shifted = sx.build({ withShifts: true });
     it('a bundle with shift leaves between the transitions verifies; the chain head is the last transition’s', () => {
       expect(verifyBundle(shifted, nodeCrypto, { pinned })).toMatchObject({ ok: true, entries: 8 });
     });
@@ -127,6 +128,11 @@ describe('verifyBundle', () => {
       const dropped = copy(shifted);
       dropped.entries.splice(1, 1);
       expect(failure(dropped, { pinned })).toMatch(/entries: 7 in the bundle but the manifest lists 8/);
+    });
+
+    it('refuses a signed bundle whose shift leaf claims a phase its modes do not make', () => {
+      const bad = sx.build({ withShifts: true, secondShiftPhase: 'ended' });
+      expect(failure(bad, { pinned })).toMatch(/shift shifting → reversing is reversed, not ended/);
     });
   });
 });

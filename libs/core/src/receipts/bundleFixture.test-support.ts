@@ -53,6 +53,8 @@ export interface Fixture {
     extraLeaves?: number;
     /** shift plan leaves of this breaker (started after the open, reversed and ended at the end) */
     withShifts?: boolean;
+    /** the second shift leaf claims this phase (a leaf whose phase does not follow from its modes) */
+    secondShiftPhase?: ShiftPhase;
   }): Bundle;
 }
 
@@ -222,7 +224,7 @@ export function fixture(): Fixture {
       if (over.withShifts && i === 0) shift(1, 'idle', 'shifting', 'started', '2026-12-03T09:00:01.000Z');
     });
     if (over.withShifts) {
-      shift(2, 'shifting', 'reversing', 'reversed', '2026-12-03T09:00:43.000Z');
+      shift(2, 'shifting', 'reversing', over.secondShiftPhase ?? 'reversed', '2026-12-03T09:00:43.000Z');
       shift(3, 'reversing', 'idle', 'ended', '2026-12-03T09:00:53.000Z');
     }
     for (let i = 0; i < (over.extraLeaves ?? 0); i++) leaves.push(other(100 + i));
