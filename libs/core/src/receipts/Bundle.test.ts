@@ -116,6 +116,7 @@ describe('verifyBundle', () => {
   describe('shift plan leaves (issue 14: shift plans are log leaves)', () => {
     const sx = fixture(); // its own log: building shifts changes the fixture's leaves
     const shifted = sx.build({ withShifts: true });
+    const pinned = [verifierKey(nodeCrypto.sha256, 'recloser.test/log', sx.controller.publicKey)];
     it('a bundle with shift leaves between the transitions verifies; the chain head is the last transition’s', () => {
       expect(verifyBundle(shifted, nodeCrypto, { pinned })).toMatchObject({ ok: true, entries: 8 });
     });
