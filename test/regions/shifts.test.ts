@@ -140,6 +140,14 @@ describe('shifts seen and judged from real traffic', () => {
         mode: 'shifting',
       });
       expect(shift.receivers.map((r: any) => r.region).sort()).toEqual(['ap-south', 'us-east']);
+      // the dashboard's overview lists the shift under its source region's breaker
+      const extras = await t.admin('GET', '/v1/admin/dashboard/extras');
+      expect(extras.status).toBe(200);
+      expect(extras.body.shifts[shift.breakerId]).toMatchObject({ mode: 'shifting' });
+      expect(extras.body.shifts[shift.breakerId].receivers.map((r: any) => r.region)).toEqual([
+        'ap-south',
+        'us-east',
+      ]);
       for (const r of receiving(g)) {
         expect(['us-east', 'ap-south']).toContain(r.region);
         expect(r.shiftAllowedRate).toBeGreaterThan(0);

@@ -94,6 +94,8 @@ export interface Overview {
 export interface Extras {
   probesInFlight: Record<string, number>;
   isolated: Record<string, number>;
+  /** shifts under way by their source region's breaker (absent from older controllers) */
+  shifts?: Record<string, { mode: string; receivers: { region: string; allowedPerSec: number }[] }>;
 }
 
 export interface Transition {

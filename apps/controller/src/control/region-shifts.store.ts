@@ -97,6 +97,15 @@ export class RegionShiftsStore implements ShiftStore {
     return out;
   }
 
+  /** Shifts not idle, most recently stepped first (the dashboard's overview). */
+  async active(limit: number): Promise<ShiftRecord[]> {
+    const rows = (await this.db.query(
+      `SELECT * FROM region_shifts WHERE mode <> 'idle' ORDER BY updated_at DESC LIMIT $1`,
+      [limit],
+    )) as ShiftRow[];
+    return rows.map(toRecord);
+  }
+
   async ofGroups(groupBreakerIds: readonly string[]): Promise<ShiftRecord[]> {
     if (groupBreakerIds.length === 0) return [];
     const rows = (await this.db.query(
