@@ -82,6 +82,7 @@ describe('health signature', () => {
       pool: { live: 8, attempts: 160, errorRate: 44 / 160, saturation: 4 / 160 },
     });
     // per-region quorum: eu-west reached its own (2 of 2) while the rest is healthy; the pool did not
+    // (nothing moved between regions: no routed rates, no shift plan allowing any)
     expect(b.regions).toEqual([
       {
         region: 'ap-south',
@@ -89,6 +90,8 @@ describe('health signature', () => {
         quorum: { open: 0, live: 3, threshold: 2 },
         errorRate: 0,
         saturation: 0,
+        routedInRate: 0,
+        shiftAllowedRate: 0,
       },
       {
         region: 'eu-west',
@@ -96,6 +99,8 @@ describe('health signature', () => {
         quorum: { open: 2, live: 2, threshold: 2 },
         errorRate: 1,
         saturation: 0,
+        routedInRate: 0,
+        shiftAllowedRate: 0,
       },
       {
         region: 'us-east',
@@ -103,6 +108,8 @@ describe('health signature', () => {
         quorum: { open: 0, live: 3, threshold: 2 },
         errorRate: 4 / 60,
         saturation: 4 / 60,
+        routedInRate: 0,
+        shiftAllowedRate: 0,
       },
     ]);
     const detail = await t.admin('GET', `/v1/admin/breakers/${b.breakerId}`);

@@ -61,6 +61,20 @@ export interface BreakerSummary {
   quorum: Quorum;
   step: number | null;
   steps: number;
+  /** a group's breaker: each region's shift in force (issue 14) */
+  shifts?: Shift[];
+}
+
+/** A source region's shift as GET /v1/breakers and the admin detail show it. */
+export interface Shift {
+  source: string;
+  breakerId: string;
+  mode: 'idle' | 'shifting' | 'frozen' | 'reversing';
+  reason: string;
+  deficitPerSec: number;
+  receivers: { region: string; allowedPerSec: number; movedPerSec: number; throttled: boolean }[];
+  expiresAt: string | null;
+  updatedAt: string;
 }
 
 export interface Overview {
@@ -80,6 +94,8 @@ export interface Overview {
 export interface Extras {
   probesInFlight: Record<string, number>;
   isolated: Record<string, number>;
+  /** shifts under way by their source region's breaker (absent from older controllers) */
+  shifts?: Record<string, { mode: string; receivers: { region: string; allowedPerSec: number }[] }>;
 }
 
 export interface Transition {

@@ -228,8 +228,10 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         last[i]?.state === v.verdict.state,
     );
     const refreshAfterMs = this.settings.heartbeatTtlMs * REFRESH_FRACTION;
+    // routed rates (issue 14) are the velocity of a shift now: a heartbeat carrying them is written
     const fresh =
       routine &&
+      verdicts.every((v) => v.verdict.routed === undefined) &&
       shown.every((s) => s?.breaker.globalState.state === 'closed') &&
       last.every((l) => l !== undefined && now - l.writtenAt < refreshAfterMs && now >= l.writtenAt);
     const written = fresh ? Promise.resolve() : presence.record(heartbeat, verdicts, now, routine);
@@ -282,7 +284,9 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         fallback,
       });
       // a region breaker's plan carries its region's shift plan (issue 14)
-      plans.push(await this.regions.withShift(plan, breaker, shownGroup.breaker, pool, now));
+      plans.push(
+        await this.regions.withShift(plan, breaker, shownGroup.breaker, pool, now, heartbeat.region),
+      );
     }
     return {
       serverTime: new Date(now).toISOString(),

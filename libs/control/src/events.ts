@@ -26,7 +26,11 @@ export type ControlEventType =
   /** reconciliation refunded reclaims or attempts of a breaker's work units (counts per commit) */
   | 'ledger.refunded'
   /** a region's instances ran in FALLBACK (controller unreachable); reported when control returned, with the duration */
-  | 'region.fallback';
+  | 'region.fallback'
+  /** a region's shift plan changed phase: started, resumed, frozen, reversed or ended (issue 14) */
+  | 'region.shift'
+  /** a region began receiving moved traffic faster than the shift plans allow (shift_throttled) */
+  | 'region.shift_throttled';
 
 export interface TransitionEventData {
   group: string;

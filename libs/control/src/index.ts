@@ -10,3 +10,4 @@ export * from './ledgerPorts.js';
 export * from './Reconciliation.js';
 export * from './regions/RegionalControl.js';
 export * from './fallback/FallbackControl.js';
+export * from './regions/ShiftSteps.js';

@@ -18,6 +18,10 @@ import type {
   QuorumRow,
   RampSample,
   Rng,
+  ShiftLogStatement,
+  ShiftMode,
+  ShiftPlan,
+  ShiftState,
   ScopeKind,
   TrafficClass,
   TransitionRecord,
@@ -72,6 +76,8 @@ export interface VerdictRow extends QuorumRow {
   /** requests/s wanted per class (only finite, positive figures) */
   demand: Record<TrafficClass, number>;
   reportedSince: string | null;
+  /** requests/s the instance moved to each other region over its last window (absent: none reported) */
+  routed?: Record<string, number>;
 }
 
 export interface LiveDemand {
@@ -334,6 +340,48 @@ export interface ChangeFeed {
   listen(listener: (breakerId: string) => void): void;
 }
 
+/**
+ * A region breaker's shift as stored (issue 14): what core planShift carries from one step to the
+ * next, the latest plan, what it allows into each receiver (core allowedRates), the receivers last
+ * judged shift_throttled, and how many phase changes were logged.
+ */
+export interface ShiftRecord {
+  /** the source region's breaker */
+  breakerId: string;
+  groupBreakerId: string;
+  source: string;
+  mode: ShiftMode;
+  state: ShiftState;
+  plan: ShiftPlan;
+  allowed: Record<string, number>;
+  throttled: string[];
+  seq: number;
+  updatedAt: number;
+}
+
+/** What one shift step stores, announces and logs (in one transaction where the store has them). */
+export interface ShiftStepWrite {
+  record: ShiftRecord;
+  events: ControlEventDraft[];
+  /** a phase change's log leaf (its seq is record.seq) */
+  leaf: ShiftLogStatement | null;
+}
+
+/**
+ * The one authoritative shift state per region breaker, whichever replica steps it. `step` runs
+ * `next` under the record's lock with the stored record (null before the first) and the other
+ * records of the same group breaker, and stores what it returns (null: nothing changes).
+ */
+export interface ShiftStore {
+  step(
+    breakerId: string,
+    groupBreakerId: string,
+    next: (prev: ShiftRecord | null, others: readonly ShiftRecord[]) => ShiftStepWrite | null,
+  ): Promise<ShiftRecord | null>;
+  /** the shifts of these group breakers */
+  ofGroups(groupBreakerIds: readonly string[]): Promise<ShiftRecord[]>;
+}
+
 export interface ControlPorts<C extends CommittedTransition = CommittedTransition> {
   presence: PresenceStore;
   breakers: BreakerStore<C>;
@@ -347,4 +395,6 @@ export interface ControlPorts<C extends CommittedTransition = CommittedTransitio
   clock: Clock;
   rng: Rng;
   changes?: ChangeFeed;
+  /** where shift states live (absent: in this process's memory, MemoryShifts) */
+  shifts?: ShiftStore;
 }

@@ -67,6 +67,11 @@ export interface BreakerVerdict {
   envelope?: { payloadType: string; payload: string; signatures: { keyid: string; sig: string }[] };
   /** what the instance did in FALLBACK, sent on the heartbeats after control returned (fallback/FallbackReport.ts) */
   fallback?: FallbackReport;
+  /**
+   * requests/s this instance moved to each other region over its last window (breaker.route under a
+   * shift plan; InputRules routedRatesProblem bounds it). Absent: it moved nothing.
+   */
+  routed?: Record<string, number>;
 }
 
 /** An instance's account of a spell in FALLBACK (the controller unreachable), per breaker. */
@@ -173,6 +178,11 @@ export interface BreakerSummary {
    * quorum; `region_open` when one region reached it while the rest of the pool is healthy)
    */
   regions?: RegionVerdictWire[];
+  /**
+   * issue 14, on a group's breaker: each region's shift plan as stored (the source region, its
+   * phase, who may receive at what rate, and the rate actually moved into each receiver)
+   */
+  shifts?: ShiftWire[];
 }
 
 export interface RegionVerdictWire {
@@ -181,4 +191,29 @@ export interface RegionVerdictWire {
   quorum: QuorumFiguresWire;
   errorRate: number;
   saturation: number;
+  /** requests/s moved into this region from others now (live heartbeats' routed rates) */
+  routedInRate?: number;
+  /** requests/s the shift plans in force allow into this region */
+  shiftAllowedRate?: number;
+}
+
+/** A source region's shift as shown (GET /v1/breakers, the admin detail, the dashboard). */
+export interface ShiftWire {
+  source: string;
+  /** the source region's breaker */
+  breakerId: string;
+  mode: 'idle' | 'shifting' | 'frozen' | 'reversing';
+  reason: string;
+  deficitPerSec: number;
+  receivers: {
+    region: string;
+    /** requests/s the plan allows now */
+    allowedPerSec: number;
+    /** requests/s moved into it now, from every source (live heartbeats' routed rates) */
+    movedPerSec: number;
+    /** whether the region receives faster than the plans allow (its verdict is shift_throttled) */
+    throttled: boolean;
+  }[];
+  expiresAt: string | null;
+  updatedAt: string;
 }

@@ -175,6 +175,7 @@ export class AdminService {
         reportedSince: r.reportedSince,
         evidence: r.evidence,
         demand: r.demand,
+        ...(r.routed ? { routed: r.routed } : {}),
       })),
       next,
       isolated,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { figuresFromCounts, type LiveCounts } from '@recloser/control';
+import { figuresFromCounts, type LiveCounts, type ShiftRecord } from '@recloser/control';
 import {
+  allowedInto,
   type BreakerSummary,
   type Clock,
   DEFAULT_QUORUM,
@@ -12,11 +13,14 @@ import {
   type QuorumFiguresWire,
   type QuorumPolicy,
   regionHealthOf,
+  routedInto,
+  type ShiftWire,
 } from '@recloser/core';
 import { Repository } from 'typeorm';
 import { decodeCursor, type Page, PAGE_DEFAULT, pageOf, type PageQuery } from '../common/paging.js';
 import { ControllerConfig } from '../config/controller-config.js';
 import { CONTROL_CLOCK } from '../control/clock.js';
+import { RegionShiftsStore } from '../control/region-shifts.store.js';
 import { FleetGroupsService } from '../groups/fleet-groups.service.js';
 import { PoolsService } from '../pools/pools.service.js';
 import { BreakerEntity } from './breaker.entity.js';
@@ -36,6 +40,7 @@ export class BreakersService {
     private readonly pools: PoolsService,
     private readonly config: ControllerConfig,
     @Inject(CONTROL_CLOCK) private readonly clock: Clock,
+    private readonly shifts: RegionShiftsStore,
   ) {}
 
   async list(groups: readonly string[], page: PageQuery = {}): Promise<Page<BreakerSummary>> {
@@ -87,11 +92,27 @@ export class BreakersService {
       }),
     );
     const summaries = await this.summaries(rows, counts, policies);
+    // the shifts stored for these group breakers (issue 14): what the plans allow into each region
+    const shiftsOf = new Map<string, ShiftRecord[]>();
+    for (const r of await this.shifts.ofGroups(rows.filter((b) => b.region === null).map((b) => b.id)))
+      shiftsOf.set(r.groupBreakerId, [...(shiftsOf.get(r.groupBreakerId) ?? []), r]);
     const extra = rows.map((b) => {
       const live = liveRows.get(b.id) ?? [];
-      // per-region quorum of a group's breaker, with the group's quorum policy in each region
+      // per-region quorum of a group's breaker, with the group's quorum policy in each region; the
+      // moved traffic each region receives (routed rates) against what the shift plans allow
       const quorum = policies.get(b.group) ?? DEFAULT_QUORUM;
-      const decision = decideRegional(regionHealthOf(live, now, ttl), groupRegionalPolicy(quorum));
+      const shifts = (shiftsOf.get(b.id) ?? []).filter((r) => r.mode !== 'idle');
+      const routedIn = routedInto(live, now, ttl);
+      const allowedIn = allowedInto(shifts.map((r) => r.allowed));
+      const health = regionHealthOf(live, now, ttl).map((h) => ({
+        ...h,
+        shiftedInRate: routedIn.get(h.region) ?? 0,
+        shiftAllowedRate: allowedIn.get(h.region) ?? 0,
+      }));
+      const decision = decideRegional(health, groupRegionalPolicy(quorum));
+      const throttled = new Set(
+        decision.regions.filter((r) => r.verdict === 'shift_throttled').map((r) => r.region),
+      );
       return {
         health: healthSignature(live, b.region, now, ttl),
         regions: decision.regions.map((r) => ({
@@ -100,7 +121,10 @@ export class BreakersService {
           quorum: { open: r.quorum.open, live: r.quorum.live, threshold: r.quorum.threshold },
           errorRate: r.signature.region?.errorRate ?? 0,
           saturation: r.signature.region?.saturation ?? 0,
+          routedInRate: r3(routedIn.get(r.region) ?? 0),
+          shiftAllowedRate: r3(allowedIn.get(r.region) ?? 0),
         })),
+        ...(b.region === null ? { shifts: shifts.map((r) => shiftWire(r, routedIn, throttled)) } : {}),
       };
     });
     return summaries.map(({ summary }, i) => ({ ...summary, ...extra[i]! }));
@@ -160,5 +184,31 @@ export function toSummary(
     quorum,
     step: b.globalState.step,
     steps,
+  };
+}
+
+const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/** A stored shift as shown: per receiver, what the plan allows and what is moved into it now. */
+function shiftWire(
+  r: ShiftRecord,
+  routedIn: ReadonlyMap<string, number>,
+  throttled: ReadonlySet<string>,
+): ShiftWire {
+  const regions = [...new Set([...Object.keys(r.allowed), ...r.plan.receivers.map((x) => x.region)])].sort();
+  return {
+    source: r.source,
+    breakerId: r.breakerId,
+    mode: r.mode,
+    reason: r.plan.reason,
+    deficitPerSec: r3(r.plan.deficitPerSec),
+    receivers: regions.map((region) => ({
+      region,
+      allowedPerSec: r3(r.allowed[region] ?? 0),
+      movedPerSec: r3(routedIn.get(region) ?? 0),
+      throttled: throttled.has(region),
+    })),
+    expiresAt: r.plan.expiresAt === null ? null : new Date(r.plan.expiresAt).toISOString(),
+    updatedAt: new Date(r.updatedAt).toISOString(),
   };
 }

@@ -34,6 +34,10 @@ export class VerdictEntity {
   @Column({ type: 'jsonb', nullable: true })
   demand: Record<TrafficClass, number> | null;
 
+  /** requests/s the instance moved to each other region over its last window (issue 14), or null */
+  @Column({ type: 'jsonb', nullable: true })
+  routed: Record<string, number> | null;
+
   @Column({ name: 'reported_at', type: 'timestamptz' })
   reportedAt: Date;
 }

@@ -133,8 +133,10 @@ export class VerdictsRepository implements PresenceStore, BeforeApplicationShutd
          ),
          rows AS (
            SELECT * FROM unnest($5::uuid[], $6::text[], $7::text[], $8::text[], $9::timestamptz[],
-                                $10::boolean[], $11::text[], $12::text[], $13::text[], $14::timestamptz[])
-             AS u (breaker_id, instance_id, region, state, open_at, inherit, reported_since, evidence, demand, at)
+                                $10::boolean[], $11::text[], $12::text[], $13::text[], $14::timestamptz[],
+                                $16::text[])
+             AS u (breaker_id, instance_id, region, state, open_at, inherit, reported_since, evidence, demand, at,
+                   routed)
          ),
          -- rows whose open run started in this batch after a close or a lapse: the stored run ends
          fresh AS (${upsertVerdicts(false)})
@@ -155,6 +157,7 @@ export class VerdictsRepository implements PresenceStore, BeforeApplicationShutd
           v.map((r) => (r.verdict.demand ? JSON.stringify(r.verdict.demand) : null)),
           v.map((r) => new Date(r.at)),
           this.config.heartbeatTtlMs,
+          v.map((r) => (r.verdict.routed ? JSON.stringify(r.verdict.routed) : null)),
         ],
       );
     }
@@ -284,8 +287,9 @@ function upsertVerdicts(inherit: boolean): string {
        THEN v.open_since`
     : '';
   return `INSERT INTO verdicts AS v
-      (breaker_id, instance_id, region, state, open_since, reported_since, evidence, demand, reported_at)
-    SELECT breaker_id, instance_id, region, state, open_at, reported_since, evidence::jsonb, demand::jsonb, at
+      (breaker_id, instance_id, region, state, open_since, reported_since, evidence, demand, routed, reported_at)
+    SELECT breaker_id, instance_id, region, state, open_at, reported_since, evidence::jsonb, demand::jsonb,
+           routed::jsonb, at
     FROM rows WHERE ${inherit ? '' : 'NOT '}inherit
     ON CONFLICT (breaker_id, instance_id) DO UPDATE SET
       region = EXCLUDED.region,
@@ -294,6 +298,7 @@ function upsertVerdicts(inherit: boolean): string {
       reported_since = EXCLUDED.reported_since,
       evidence = EXCLUDED.evidence,
       demand = EXCLUDED.demand,
+      routed = EXCLUDED.routed,
       reported_at = EXCLUDED.reported_at
     WHERE v.reported_at <= EXCLUDED.reported_at`;
 }
@@ -312,6 +317,7 @@ function toRow(v: VerdictEntity): VerdictRow {
     evidence: v.evidence,
     demand: positiveDemand(v.demand ?? undefined),
     reportedSince: v.reportedSince,
+    ...(v.routed ? { routed: v.routed } : {}),
   };
 }
 

@@ -15,6 +15,7 @@ import { RampEvidenceStore } from '../ramp/ramp-evidence.store.js';
 import { RedisChangeFeed } from './change-feed.js';
 import { CONTROL_CLOCK } from './clock.js';
 import { RedisWatchStore } from './watch.store.js';
+import { RegionShiftsStore } from './region-shifts.store.js';
 
 export const controlPlaneProvider: Provider = {
   provide: ControlPlane,
@@ -31,6 +32,7 @@ export const controlPlaneProvider: Provider = {
     RedisChangeFeed,
     CONTROL_CLOCK,
     ControllerConfig,
+    RegionShiftsStore,
   ],
   useFactory: (
     presence: VerdictsRepository,
@@ -45,6 +47,7 @@ export const controlPlaneProvider: Provider = {
     changes: RedisChangeFeed,
     clock: Clock,
     config: ControllerConfig,
+    shifts: RegionShiftsStore,
   ) => {
     const logger = new Logger(ControlPlane.name);
     return new ControlPlane(
@@ -61,6 +64,7 @@ export const controlPlaneProvider: Provider = {
         changes,
         clock,
         rng: mathRng,
+        shifts,
       },
       {
         heartbeatIntervalMs: config.heartbeatIntervalMs,

@@ -19,6 +19,7 @@ import { CONTROL_CLOCK } from './clock.js';
 import { ControlConsumer } from './control.consumer.js';
 import { controlPlaneProvider } from './control-plane.provider.js';
 import { RedisWatchStore } from './watch.store.js';
+import { RegionShiftsStore } from './region-shifts.store.js';
 import { ControlPlane } from '@recloser/control';
 
 /**
@@ -46,6 +47,7 @@ import { ControlPlane } from '@recloser/control';
     RedisChangeFeed,
     controlPlaneProvider,
     ControlConsumer,
+    RegionShiftsStore,
   ],
   exports: [
     CONTROL_CLOCK,
@@ -55,6 +57,7 @@ import { ControlPlane } from '@recloser/control';
     RampEvidenceStore,
     ControlPlane,
     TypeOrmModule,
+    RegionShiftsStore,
   ],
 })
 export class ControlModule {}

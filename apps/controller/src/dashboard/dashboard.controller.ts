@@ -93,7 +93,7 @@ export class DashboardController {
   @Get('dashboard/extras')
   @ApiOperation({
     summary:
-      'Probe tokens in flight per pool (`pools`: comma-separated ids) and isolated instances per breaker',
+      'Probe tokens in flight per pool (`pools`: comma-separated ids), isolated instances per breaker, shifts under way per source region breaker',
   })
   extras(@Query() q: ExtrasQuery): ReturnType<DashboardService['extras']> {
     const pools = (q.pools ?? '')

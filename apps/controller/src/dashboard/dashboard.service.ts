@@ -22,6 +22,7 @@ import { PoolsService } from '../pools/pools.service.js';
 import { TransitionsService } from '../transitions/transitions.service.js';
 import { ProbeLeaseStore } from '../probes/probe-lease.store.js';
 import { RedisWatchStore } from '../control/watch.store.js';
+import { RegionShiftsStore } from '../control/region-shifts.store.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 import type { Redis } from 'ioredis';
 import type { InstancesQuery } from './dto/dashboard.dto.js';
@@ -60,6 +61,7 @@ export class DashboardService {
     private readonly watches: RedisWatchStore,
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
     @Inject(CONTROL_CLOCK) private readonly clock: Clock,
+    private readonly shifts: RegionShiftsStore,
   ) {}
 
   async timeline(id: string): Promise<{ points: TimelinePoint[]; steps: number[]; classes: string[] }> {
@@ -162,11 +164,13 @@ export class DashboardService {
   /**
    * What the overview adds to GET /v1/admin/overview: probe tokens live per pool (the lease store's
    * zset, unexpired by the Redis clock) and isolated instances per watched breaker (the watch sets
-   * the control plane announces from).
+   * the control plane announces from), and the shifts under way by their source region's breaker
+   * (issue 14: mode and what each receiver may take).
    */
   async extras(poolIds: readonly string[]): Promise<{
     probesInFlight: Record<string, number>;
     isolated: Record<string, number>;
+    shifts: Record<string, { mode: string; receivers: { region: string; allowedPerSec: number }[] }>;
   }> {
     const [seconds, micros] = await this.redis.time();
     const nowMs = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
@@ -182,7 +186,16 @@ export class DashboardService {
       const n = replies[poolIds.length + i] ?? 0;
       if (n > 0) isolated[id] = n;
     });
-    return { probesInFlight, isolated };
+    const shifts: Record<string, { mode: string; receivers: { region: string; allowedPerSec: number }[] }> =
+      {};
+    for (const r of await this.shifts.active(EXTRAS_MAX))
+      shifts[r.breakerId] = {
+        mode: r.mode,
+        receivers: Object.entries(r.allowed)
+          .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+          .map(([region, rate]) => ({ region, allowedPerSec: Math.round(rate * 1000) / 1000 })),
+      };
+    return { probesInFlight, isolated, shifts };
   }
 
   /** The pool a breaker draws on as the control plane resolves it (its defaults when none is configured). */

@@ -15,16 +15,17 @@ import {
   inclusionProof,
   type InstanceKeyInfo,
   leafHash,
-  type LogEntryStatement,
+  type LogLeafStatement,
   rootOf,
   type RootMemo,
+  type ShiftLogStatement,
   signCheckpoint,
   toBase64,
   utf8,
 } from '@recloser/core';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
-import { logEntryOf } from './log-entry.js';
+import { logEntryOf, wellFormed } from './log-entry.js';
 import { nodeReceiptCrypto } from './node-crypto.js';
 import { SigningKeysService } from './signing-keys.service.js';
 
@@ -106,6 +107,23 @@ export class TransparencyLogService {
       values,
     );
     await manager.query(`UPDATE log_head SET size = $1 WHERE id = 1`, [idx]);
+  }
+
+  /**
+   * Appends a shift plan's phase change (issue 14) as one leaf of the source region's breaker, in
+   * the caller's transaction (which holds that shift's row lock); numbered by its `seq`.
+   */
+  async appendShift(manager: EntityManager, statement: ShiftLogStatement): Promise<void> {
+    const [head] = (await manager.query(`SELECT size FROM log_head WHERE id = 1 FOR UPDATE`)) as {
+      size: string;
+    }[];
+    const idx = Number(head!.size);
+    const leaf = utf8(canonicalize(wellFormed(statement)));
+    await manager.query(
+      `INSERT INTO log_leaves (idx, breaker_id, shift_seq, leaf, leaf_hash) VALUES ($1, $2, $3, $4, $5)`,
+      [idx, statement.breakerId, statement.seq, Buffer.from(leaf), Buffer.from(leafHash(sha256, leaf))],
+    );
+    await manager.query(`UPDATE log_head SET size = $1 WHERE id = 1`, [idx + 1]);
   }
 
   /**
@@ -242,7 +260,7 @@ export class TransparencyLogService {
         leafHashes: leaves,
         entries: mine.map((r) => ({
           leafIndex: Number(r.idx),
-          entry: JSON.parse(r.leaf.toString('utf8')) as LogEntryStatement,
+          entry: JSON.parse(r.leaf.toString('utf8')) as LogLeafStatement,
         })),
         receipts: certs.map((c) => ({ leafIndex: Number(c.idx), envelope: c.envelope })),
         keys: await this.keys.all(),

@@ -16,6 +16,8 @@ export const WEBHOOK_EVENTS = [
   'instance.recovered',
   'quorum.near',
   'region.fallback',
+  'region.shift',
+  'region.shift_throttled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
 
@@ -30,6 +32,8 @@ export function webhookEventOf(event: ControlEvent): WebhookEventType | null {
     case 'instance.recovered':
     case 'quorum.near':
     case 'region.fallback':
+    case 'region.shift':
+    case 'region.shift_throttled':
       return event.type;
     case 'breaker.transition':
       return transitionEventOf(event.data as unknown as TransitionEventData);
@@ -73,6 +77,13 @@ export function describeEvent(type: WebhookEventType, event: ControlEvent): stri
     }
     case 'region.fallback':
       return `Recloser: region ${String(d.region)} of ${String(d.group)}/${String(d.dependency)} ran without the controller for ${Math.round(Number(d.durationMs) / 1000)} s (fallback: only probe owners probed)`;
+    case 'region.shift': {
+      const receivers = (d.receivers as { region: string; ratePerSec: number }[] | undefined) ?? [];
+      const to = receivers.map((r) => `${r.region} ≤ ${r.ratePerSec}/s`).join(', ') || 'no receiver';
+      return `Recloser: the shift of region ${String(d.source)} of ${String(d.group)}/${String(d.dependency)} ${String(d.phase)} (${String(d.mode)}: ${to}): ${String(d.reason)}`;
+    }
+    case 'region.shift_throttled':
+      return `Recloser: region ${String(d.region)} of ${String(d.group)}/${String(d.dependency)} receives moved traffic at ${String(d.receivedPerSec)}/s, faster than the shift plans allow (${String(d.allowedPerSec)}/s): shift_throttled`;
     default: {
       const t = d as unknown as TransitionEventData;
       const step = t.step === null ? '' : ` step ${t.step}`;

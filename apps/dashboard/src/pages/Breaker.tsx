@@ -108,6 +108,7 @@ export function Breaker({ id, onError }: { id: string; onError: (e: unknown) => 
       )}
 
       <Timeline points={timeline.points} live={livePoints} classes={timeline.classes} />
+      {b.shifts && b.shifts.length > 0 && <Shifts shifts={b.shifts} />}
       <Instances id={id} version={version} />
       <Transitions transitions={detail.transitions} />
       <PoolEditor breakerId={id} dependency={b.dependency} onSaved={load} />
@@ -301,6 +302,55 @@ function Instances({ id, version }: { id: string; version: number }) {
         )}
         {page?.next && <button onClick={() => setCursors([...cursors, page.next])}>Next page</button>}
       </div>
+    </div>
+  );
+}
+
+/**
+ * Traffic moved between regions (issue 14): per source region's shift, each receiver with the rate
+ * the plan allows and the rate moved into it now (heartbeats' routed rates); a receiver getting
+ * more than allowed is shift_throttled.
+ */
+function Shifts({ shifts }: { shifts: NonNullable<BreakerDetail['breaker']['shifts']> }) {
+  return (
+    <div>
+      <h3>Shifts between regions</h3>
+      <table data-testid="shifts">
+        <thead>
+          <tr>
+            <th>source</th>
+            <th>phase</th>
+            <th>receiver</th>
+            <th title="requests/s the shift plans allow into the receiver">allowed /s</th>
+            <th title="requests/s moved into the receiver now (heartbeats' routed rates)">moved /s</th>
+            <th>state</th>
+            <th>expires</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shifts.flatMap((s) =>
+            (s.receivers.length > 0 ? s.receivers : [null]).map((r, i) => (
+              <tr
+                key={`${s.source}:${r?.region ?? '-'}`}
+                data-source={s.source}
+                data-receiver={r?.region ?? ''}
+              >
+                <td>{i === 0 ? s.source : ''}</td>
+                <td title={s.reason}>{i === 0 ? s.mode : ''}</td>
+                <td>{r?.region ?? '—'}</td>
+                <td>{r ? r.allowedPerSec : '—'}</td>
+                <td class={r?.throttled ? 'over' : ''}>{r ? r.movedPerSec : '—'}</td>
+                <td class={r?.throttled ? 'over' : ''}>
+                  {r ? (r.throttled ? 'shift_throttled' : 'within plan') : '—'}
+                </td>
+                <td title={s.expiresAt ?? ''}>
+                  {i === 0 && s.expiresAt ? new Date(s.expiresAt).toLocaleTimeString() : ''}
+                </td>
+              </tr>
+            )),
+          )}
+        </tbody>
+      </table>
     </div>
   );
 }

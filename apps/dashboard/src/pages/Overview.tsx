@@ -76,6 +76,9 @@ export function Overview({ onError }: { onError: (e: unknown) => void }) {
             <th>probes in flight</th>
             <th>isolated</th>
             <th>fallback regions</th>
+            <th title="a region breaker's shift: its phase and what each receiving region may take (requests/s)">
+              shift
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -102,6 +105,9 @@ export function Overview({ onError }: { onError: (e: unknown) => void }) {
               <td>{extras.probesInFlight[b.pool] ?? 0}</td>
               <td>{extras.isolated[b.breakerId] ?? 0}</td>
               <td title="regional fallback shares are not modelled yet">—</td>
+              <td data-shift={extras.shifts?.[b.breakerId]?.mode ?? ''}>
+                {shiftCell(extras.shifts?.[b.breakerId])}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -154,4 +160,11 @@ export function Overview({ onError }: { onError: (e: unknown) => void }) {
       </table>
     </section>
   );
+}
+
+/** A region breaker's shift in one cell: its phase and each receiver's allowance, or a dash. */
+function shiftCell(shift: NonNullable<Extras['shifts']>[string] | undefined): string {
+  if (!shift) return '—';
+  const to = shift.receivers.map((r) => `${r.region} ≤ ${r.allowedPerSec}/s`).join(', ');
+  return to ? `${shift.mode}: ${to}` : shift.mode;
 }

@@ -441,6 +441,9 @@ export class Breaker {
     // a spell in progress is reported on every heartbeat that tries to reach the controller, so the
     // first one that does tells it what this instance did and holds
     if (this.isFallback()) verdict.fallback = this.spellAt(now).report(now, this.holding(now));
+    // the velocity of this instance's moves to other regions (issue 14: the controller sums them)
+    const routed = this.router.closeWindow(elapsedMs);
+    if (routed !== undefined) verdict.routed = routed;
     return verdict;
   }
 

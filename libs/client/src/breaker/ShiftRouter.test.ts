@@ -1,6 +1,6 @@
 import { FakeClock } from '@recloser/core';
 import { describe, expect, it } from 'vitest';
-import { ShiftRouter } from './ShiftRouter.js';
+import { ROUTED_WINDOWS, ShiftRouter } from './ShiftRouter.js';
 
 const shift = (receivers: { region: string; ratePerSec: number }[]) => ({
   source: 'a',
@@ -22,11 +22,11 @@ describe('ShiftRouter', () => {
     const r = new ShiftRouter(clock);
     r.apply(shift([{ region: 'b', ratePerSec: 2 }]));
     const first = [1, 2, 3].map(() => r.route('a', false, ['a', 'c', 'b']));
-    expect(first).toEqual(['b', 'b', null]); // a burst of 2 at 2/s
+    expect(first).toEqual(['b', null, null]); // one token at most: never ahead of the plan
     clock.advance(500);
     expect(r.route('a', false, ['a', 'b'])).toBe('b');
     expect(r.route('a', false, ['a', 'b'])).toBeNull();
-    expect(r.movedCalls()).toEqual({ b: 3 });
+    expect(r.movedCalls()).toEqual({ b: 2 });
   });
 
   it('moves nothing without a shift, nor to a region the caller did not list', () => {
@@ -36,5 +36,20 @@ describe('ShiftRouter', () => {
     expect(r.route('a', false, ['a', 'c'])).toBeNull();
     r.apply(null);
     expect(r.route('a', false, ['a', 'b'])).toBeNull();
+  });
+
+  it('reports moves as rates per region over the last ROUTED_WINDOWS heartbeat windows', () => {
+    const clock = new FakeClock(0);
+    const r = new ShiftRouter(clock);
+    r.apply(shift([{ region: 'b', ratePerSec: 4 }]));
+    r.route('a', false, ['a', 'b']);
+    clock.advance(250);
+    r.route('a', false, ['a', 'b']);
+    r.route('a', true, ['a', 'b']); // home: not a move
+    expect(r.closeWindow(500)).toEqual({ b: 4 }); // 2 calls in 0.5 s
+    for (let k = 1; k < ROUTED_WINDOWS; k++)
+      expect(r.closeWindow(500)).toEqual({ b: Math.round((2 / (0.5 * (k + 1))) * 1000) / 1000 });
+    expect(r.closeWindow(500)).toBeUndefined(); // the window with the moves slid out
+    expect(r.movedCalls()).toEqual({ b: 2 });
   });
 });

@@ -5,12 +5,23 @@ import { chooseRoute, TokenBucket, type BreakerPlan, type Clock } from '@reclose
 
 type Shift = NonNullable<BreakerPlan['shift']>;
 
+/**
+ * Routed rates are reported over this many heartbeat windows (sliding): the controller compares
+ * their sum over a region's senders with what the plans allow (core isShiftThrottled), and a
+ * single short window would show a call landing early as a burst.
+ */
+export const ROUTED_WINDOWS = 8;
+
 export class ShiftRouter {
   /** the regions the latest shift lets receive, made once per plan (route() runs per call) */
   private receivers: readonly string[] = [];
   private readonly buckets = new Map<string, TokenBucket>();
   /** calls sent to each other region since the last take (for the caller's own accounting) */
   private readonly routed = new Map<string, number>();
+  /** calls sent to each other region in the current heartbeat window */
+  private window = new Map<string, number>();
+  /** the last ROUTED_WINDOWS closed windows: their calls per region and length */
+  private readonly closed: { calls: Map<string, number>; ms: number }[] = [];
   private readonly take = (region: string): boolean => this.buckets.get(region)?.tryTake() ?? false;
 
   constructor(private readonly clock: Clock) {}
@@ -24,8 +35,9 @@ export class ShiftRouter {
     for (const region of [...this.buckets.keys()])
       if (!this.receivers.includes(region)) this.buckets.delete(region);
     for (const r of receivers) {
-      // a rate below one a second still earns a whole token now and then
-      const burst = Math.max(1, r.ratePerSec);
+      // one token at most: the moved rate never runs ahead of the plan (a rate below one a second
+      // still earns a whole token now and then)
+      const burst = 1;
       const bucket = this.buckets.get(r.region);
       if (bucket) bucket.reset(r.ratePerSec, burst);
       else this.buckets.set(r.region, new TokenBucket(r.ratePerSec, burst, this.clock));
@@ -34,8 +46,32 @@ export class ShiftRouter {
 
   route(own: string | null, ownAdmits: boolean, regions: readonly string[]): string | null {
     const got = chooseRoute(own, ownAdmits, regions, this.receivers, this.take);
-    if (got !== null && got !== own) this.routed.set(got, (this.routed.get(got) ?? 0) + 1);
+    if (got !== null && got !== own) {
+      this.routed.set(got, (this.routed.get(got) ?? 0) + 1);
+      this.window.set(got, (this.window.get(got) ?? 0) + 1);
+    }
     return got;
+  }
+
+  /**
+   * Closes the heartbeat window (`elapsedMs` long): requests/s moved to each other region over the
+   * last ROUTED_WINDOWS windows (the heartbeat's `routed`), or undefined when none moved anything.
+   */
+  closeWindow(elapsedMs: number): Record<string, number> | undefined {
+    this.closed.push({ calls: this.window, ms: Math.max(0, elapsedMs) });
+    this.window = new Map();
+    if (this.closed.length > ROUTED_WINDOWS) this.closed.shift();
+    const calls = new Map<string, number>();
+    let ms = 0;
+    for (const w of this.closed) {
+      ms += w.ms;
+      for (const [region, n] of w.calls) calls.set(region, (calls.get(region) ?? 0) + n);
+    }
+    if (calls.size === 0) return undefined;
+    const seconds = Math.max(ms, 1) / 1000;
+    const out: Record<string, number> = {};
+    for (const [region, n] of calls) out[region] = Math.round((n / seconds) * 1000) / 1000;
+    return out;
   }
 
   /** calls moved to each other region so far */

@@ -65,6 +65,7 @@ export class MemoryPresence implements PresenceStore {
         evidence: verdict.evidence,
         demand: positiveDemand(verdict.demand),
         reportedSince: verdict.since ?? null,
+        ...(verdict.routed ? { routed: { ...verdict.routed } } : {}),
       });
       if (open) rows.open += 1;
     }

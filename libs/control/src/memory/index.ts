@@ -10,3 +10,4 @@ export * from './MemoryStepEvidence.js';
 export * from './MemoryWatches.js';
 export * from './MemoryLedger.js';
 export * from './MemoryHistory.js';
+export * from './MemoryShifts.js';

@@ -30,7 +30,11 @@ function setup(concurrency = 1) {
     pools: [{ id: 'p', ...body, probe: { ...body.probe, concurrency, ratePerSec: 100 } }],
   });
   /** one heartbeat from every instance; instances of `failing` regions report locally open */
-  const beatAll = async (failing: string[], state: (region: string) => ReportedState = () => 'closed') => {
+  const beatAll = async (
+    failing: string[],
+    state: (region: string) => ReportedState = () => 'closed',
+    demand = 1,
+  ) => {
     const plans = new Map<
       string,
       { region: string; state: string; probe: boolean; breakerId: string; shift: BreakerPlan['shift'] }
@@ -47,7 +51,7 @@ function setup(concurrency = 1) {
               dependency: DEP,
               state: failing.includes(region) ? 'open' : state(region),
               evidence: emptyEvidence(),
-              demand: { standard: 1 },
+              demand: { standard: demand },
             },
           ],
         });
@@ -189,5 +193,46 @@ describe('region-scoped breakers (memory ports)', () => {
     // exactly one token was granted over both regions
     const granted = control.events.events.filter((e) => e.type === 'probe.granted');
     expect(granted.length).toBe(1);
+  });
+
+  it('a shift’s life on the stored state: started, a receiver throttled, reversed once the region closes, ended', async () => {
+    const { clock, control, beatAll } = setup();
+    await beatAll([], undefined, 2);
+    clock.set(TTL / 2);
+    await beatAll(['a'], undefined, 2);
+    clock.set(TTL + 1);
+    await beatAll(['a'], undefined, 2);
+    expect(regionState(control, 'a')).toBe('open');
+    const shiftEvents = () => control.events.events.filter((e) => e.type === 'region.shift');
+    expect(shiftEvents().map((e) => e.data.phase)).toEqual(['started']);
+    expect(shiftEvents()[0]!.breakerId).toBe(`${GROUP}:${DEP}@region:a`);
+
+    // an instance of a reports moving far more into b than the plan allows: b is throttled, once
+    const rogue = () =>
+      control.plane.heartbeat({
+        instanceId: 'a-router',
+        group: GROUP,
+        region: 'a',
+        breakers: [{ dependency: DEP, state: 'closed', evidence: emptyEvidence(), routed: { b: 10_000 } }],
+      });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(REGION_VIEW_MS + 1);
+      await rogue();
+      await beatAll(['a'], undefined, 2);
+    }
+    const throttled = control.events.events.filter((e) => e.type === 'region.shift_throttled');
+    expect(throttled.map((e) => e.data.region)).toEqual(['b']);
+    expect(throttled[0]!.data.receivedPerSec).toBe(10_000);
+
+    // the region is closed (an operator here); its instances' heartbeats step the reversal to its end
+    await control.plane.operatorAction(`${GROUP}:${DEP}@region:a`, 'force_close', 'test: region healed');
+    expect(regionState(control, 'a')).toBe('closed');
+    for (let i = 0; i < 40 && shiftEvents().length < 3; i++) {
+      clock.advance(2600); // every row stays live (TTL 5 s); the plan steps every other round
+      await beatAll([], undefined, 2);
+    }
+    expect(shiftEvents().map((e) => e.data.phase)).toEqual(['started', 'reversed', 'ended']);
+    // and no shift in any plan once the region follows the group again
+    for (const p of (await beatAll([], undefined, 2)).values()) expect(p.shift).toBeUndefined();
   });
 });

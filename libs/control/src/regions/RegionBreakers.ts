@@ -5,15 +5,16 @@
 // plan of R's breaker (core followedScope) — paused, probing, ramping on the pool's one probe budget —
 // until it closes. This file only gathers inputs and remembers what it read; core decides.
 import {
+  DEFAULT_REGIONAL_POLICY,
   DEFAULT_SHIFT_POLICY,
   currentLevel,
+  routedInto,
   followedScope,
   instanceShift,
   planShift,
   regionShiftInput,
   type BreakerPlan,
   type ShiftPlan,
-  type ShiftState,
   isLive,
   mayOpenRegion,
   onQuorum,
@@ -22,6 +23,8 @@ import {
   type QuorumFiguresWire,
 } from '@recloser/core';
 import { RecentCache } from '../RecentCache.js';
+import { MemoryShifts } from '../memory/MemoryShifts.js';
+import { nextShiftWrite } from './ShiftSteps.js';
 import type {
   BreakerDecision,
   BreakerRecord,
@@ -32,6 +35,7 @@ import type {
   LiveCounts,
   LiveDemand,
   PresenceReader,
+  ShiftStore,
 } from '../ports.js';
 
 /** A group's region breakers are re-read at most this often per process (changes here forget at once). */
@@ -64,18 +68,28 @@ export class RegionBreakers {
     () => REGION_VIEW_MS,
     MAX_ENTRIES,
   );
-  /** region breaker id → what planShift carries from one step to the next (this process's) */
-  private readonly shiftStates = new Map<string, ShiftState>();
+  /**
+   * region breaker id → the last step of its shift once its breaker closed (the reversal runs on
+   * from heartbeats of the region's instances until the stored shift is idle)
+   */
+  private readonly settled = new RecentCache<Promise<void>>(() => REGION_VIEW_MS, MAX_ENTRIES);
+  /** the one authoritative shift state per region breaker (the controller: Postgres, under its row's lock) */
+  private readonly store: ShiftStore;
 
   constructor(
     private readonly ports: {
       breakers: Pick<BreakerStore, 'find' | 'regionBreaker' | 'regionBreakers'>;
       presence: PresenceReader;
       rng: ControlPorts['rng'];
+      shifts?: ShiftStore;
+      events?: ControlPorts['events'];
     },
     private readonly settings: ControlSettings,
     private readonly warn: (message: string) => void = () => undefined,
-  ) {}
+  ) {
+    const events = ports.events;
+    this.store = ports.shifts ?? new MemoryShifts(events ? (drafts) => events.publish(drafts) : undefined);
+  }
 
   /** A breaker changed (here or on another replica): its group's region list is read again. */
   forget(breakerId: string): void {
@@ -188,29 +202,15 @@ export class RegionBreakers {
     group: BreakerRecord,
     pool: PoolConfig,
     now: number,
+    /** the instance's region: a shift of its region breaker, closed since, is stepped on to its end */
+    region?: string,
   ): Promise<BreakerPlan> {
-    if (followed.scopeKind !== 'region' || followed.region === null) return plan;
-    const region = followed.region;
+    if (followed.scopeKind !== 'region' || followed.region === null) {
+      if (region !== undefined) await this.settle(group, region, pool, now);
+      return plan;
+    }
     // a plan without its shift only keeps the region's calls at home: trouble here fails nothing
-    const planned = this.shifts.through(followed.id, now, async () => {
-      const ttl = this.settings.heartbeatTtlMs;
-      const rows = await this.ports.presence.rows(group.id, now - ttl);
-      const quota = Object.values(pool.capacity).reduce((s, c) => s + c.ratePerSec, 0);
-      const input = regionShiftInput(rows, {
-        now,
-        heartbeatTtlMs: ttl,
-        source: region,
-        sourceState: followed.globalState.state,
-        sourceLevel: currentLevel(followed.globalState, pool),
-        poolCapacityPerSec: quota,
-        maxReceiverErrorRate: DEFAULT_SHIFT_POLICY.degradedErrorRate,
-      });
-      const out = planShift(input, this.shiftStates.get(followed.id) ?? null, DEFAULT_SHIFT_POLICY);
-      if (this.shiftStates.size >= MAX_ENTRIES) this.shiftStates.clear();
-      this.shiftStates.set(followed.id, out.state);
-      const sourceLive = rows.filter((r) => r.region === region && isLive(r, now, ttl)).length;
-      return { plan: out.plan, live: sourceLive };
-    });
+    const planned = this.shifts.through(followed.id, now, () => this.stepShift(followed, group, pool, now));
     try {
       const { plan: shift, live } = await planned;
       return { ...plan, shift: instanceShift(shift, live) };
@@ -218,6 +218,67 @@ export class RegionBreakers {
       this.warn(`shift plan of ${followed.id}: ${(err as Error).message}`);
       return plan;
     }
+  }
+
+  /**
+   * One step of a region breaker's shift (core planShift over regionShiftInput) on the stored state,
+   * stored back with what it allows, who receives too fast, and its phase change (ShiftSteps).
+   */
+  private async stepShift(
+    rb: BreakerRecord,
+    group: BreakerRecord,
+    pool: PoolConfig,
+    now: number,
+  ): Promise<{ plan: ShiftPlan; live: number }> {
+    const region = rb.region!;
+    const ttl = this.settings.heartbeatTtlMs;
+    const rows = await this.ports.presence.rows(group.id, now - ttl);
+    const quota = Object.values(pool.capacity).reduce((s, c) => s + c.ratePerSec, 0);
+    const input = regionShiftInput(rows, {
+      now,
+      heartbeatTtlMs: ttl,
+      source: region,
+      sourceState: rb.globalState.state,
+      sourceLevel: currentLevel(rb.globalState, pool),
+      poolCapacityPerSec: quota,
+      maxReceiverErrorRate: DEFAULT_SHIFT_POLICY.degradedErrorRate,
+    });
+    const routedIn = routedInto(rows, now, ttl);
+    let planned: ShiftPlan | null = null;
+    await this.store.step(rb.id, group.id, (prev, others) => {
+      const out = planShift(input, prev?.state ?? null, DEFAULT_SHIFT_POLICY);
+      planned = out.plan;
+      return nextShiftWrite(prev, others, {
+        now,
+        breaker: rb,
+        groupBreakerId: group.id,
+        source: region,
+        out,
+        routedIn,
+        tolerance: DEFAULT_REGIONAL_POLICY.shiftTolerance,
+      });
+    });
+    const sourceLive = rows.filter((r) => r.region === region && isLive(r, now, ttl)).length;
+    return { plan: planned!, live: sourceLive };
+  }
+
+  /** The shift of `region`'s breaker, CLOSED now, stepped on (reversing, then idle) while one is stored. */
+  private settle(group: BreakerRecord, region: string, pool: PoolConfig, now: number): Promise<void> {
+    if (group.scopeKind !== 'group' || group.globalState.state !== 'closed') return Promise.resolve();
+    const known = this.byGroup.get(group.id, now);
+    if (known === undefined) return Promise.resolve(); // no region breaker read here yet
+    return known
+      .then(async (list) => {
+        const own = list.find((b) => b.region === region);
+        if (!own || own.globalState.state !== 'closed') return;
+        await this.settled.through(own.id, now, async () => {
+          const active = (await this.store.ofGroups([group.id])).some(
+            (r) => r.breakerId === own.id && r.mode !== 'idle',
+          );
+          if (active) await this.stepShift(own, group, pool, now);
+        });
+      })
+      .catch((err: unknown) => this.warn(`shift of ${group.id}/${region}: ${(err as Error).message}`));
   }
 
   /** A region breaker's group breaker id: remembered (ids never change), else read once. */

@@ -75,3 +75,26 @@ export function textProblem(v: unknown, max: number): string | null {
   if (v.trim() === '') return 'must not be empty or only whitespace';
   return null;
 }
+
+/** Regions a heartbeat's routed rates may name (a pool spans a handful; this bounds a hostile map). */
+export const MAX_ROUTED_REGIONS = 32;
+
+/**
+ * A verdict's routed rates (issue 14): `{ region: requestsPerSecond }`, the calls the instance moved
+ * to each other region over its last window. Region names are identifiers; rates finite, 0..MAX_COUNT.
+ * Null when `v` passes; else why not, starting with `.<region>` when one entry is at fault.
+ */
+export function routedRatesProblem(v: unknown): string | null {
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    return 'must be an object of region → requests per second';
+  const entries = Object.entries(v as Record<string, unknown>);
+  if (entries.length > MAX_ROUTED_REGIONS) return `must name at most ${MAX_ROUTED_REGIONS} regions`;
+  for (const [region, rate] of entries) {
+    if (identifierProblem(region) !== null)
+      return `has an invalid region name ${JSON.stringify(region.slice(0, 64))}`;
+    if (typeof rate !== 'number' || !Number.isFinite(rate) || rate < 0)
+      return `.${region} must be a non-negative number`;
+    if (rate > MAX_COUNT) return `.${region} must be at most ${MAX_COUNT}`;
+  }
+  return null;
+}

@@ -112,4 +112,28 @@ describe('verifyBundle', () => {
       /consistency: FORK/,
     );
   });
+
+  describe('shift plan leaves (issue 14: shift plans are log leaves)', () => {
+    const sx = fixture(); // its own log: building shifts changes the fixture's leaves
+    const shifted = sx.build({ withShifts: true });
+    const pinned = [verifierKey(nodeCrypto.sha256, 'recloser.test/log', sx.controller.publicKey)];
+    it('a bundle with shift leaves between the transitions verifies; the chain head is the last transition’s', () => {
+      expect(verifyBundle(shifted, nodeCrypto, { pinned })).toMatchObject({ ok: true, entries: 8 });
+    });
+
+    it('refuses a changed or dropped shift leaf', () => {
+      const changed = copy(shifted);
+      const started = changed.entries.find((e) => e.entry.type === 'recloser.shift/v1')!;
+      if (started.entry.type === 'recloser.shift/v1') started.entry.receivers[0]!.ratePerSec = 250;
+      expect(failure(changed, { pinned })).toMatch(/inclusion proof does not reach/);
+      const dropped = copy(shifted);
+      dropped.entries.splice(1, 1);
+      expect(failure(dropped, { pinned })).toMatch(/entries: 7 in the bundle but the manifest lists 8/);
+    });
+
+    it('refuses a signed bundle whose shift leaf claims a phase its modes do not make', () => {
+      const bad = sx.build({ withShifts: true, secondShiftPhase: 'ended' });
+      expect(failure(bad, { pinned })).toMatch(/shift shifting → reversing is reversed, not ended/);
+    });
+  });
 });

@@ -21,10 +21,14 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from './Merkle.js';
+import { shiftPhaseChange } from '../region/ShiftVelocity.js';
+import type { ShiftMode } from '../region/ShiftPlan.js';
 import {
   type BundleManifest,
   CHAIN_GENESIS,
+  isShiftLeaf,
   type LogEntryStatement,
+  type LogLeafStatement,
   type QuorumCertificate,
   type VerdictStatement,
 } from './Statements.js';
@@ -46,8 +50,8 @@ export interface InstanceKeyInfo {
 
 export interface BundleEntry {
   leafIndex: number;
-  /** the leaf's statement; its canonical JSON is the leaf data */
-  entry: LogEntryStatement;
+  /** the leaf's statement (a transition, or a shift plan's phase change); its canonical JSON is the leaf data */
+  entry: LogLeafStatement;
   /** base64 of the RFC 6962 audit path to the checkpoint */
   inclusionProof: string[];
 }
@@ -173,6 +177,9 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
       `entries: ${entries.length} in the bundle but the manifest lists ${manifest.leafIndexes.length} (an entry was dropped or added)`,
     );
   let prevHash = CHAIN_GENESIS;
+  let chainSeq = 0;
+  let shiftSeq = 0;
+  let shiftMode: ShiftMode = 'idle';
   let level: number | null = null;
   const byLeaf = new Map<number, LogEntryStatement>();
   entries.forEach((be, i) => {
@@ -193,8 +200,26 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
         `${at}: inclusion proof does not reach the checkpoint's root (the entry was changed or is not in the log)`,
       );
     if (e.breakerId !== b.breakerId) fail(`${at}: belongs to breaker ${e.breakerId}`);
-    if (e.seq !== i + 1)
-      fail(`${at}: chain position ${e.seq} where ${i + 1} was expected (an entry is missing or reordered)`);
+    if (isShiftLeaf(e)) {
+      // a shift plan's phase change: numbered among this breaker's shift leaves, each from the last one's mode
+      shiftSeq += 1;
+      if (e.seq !== shiftSeq)
+        fail(
+          `${at}: shift leaf ${e.seq} where ${shiftSeq} was expected (a shift leaf is missing or reordered)`,
+        );
+      if (e.from !== shiftMode)
+        fail(`${at}: shift phase from ${e.from}, but the last shift leaf left ${shiftMode}`);
+      const phase = shiftPhaseChange(e.from, e.to);
+      if (phase !== e.phase)
+        fail(`${at}: shift ${e.from} → ${e.to} is ${phase ?? 'no phase change'}, not ${e.phase}`);
+      shiftMode = e.to;
+      return;
+    }
+    chainSeq += 1;
+    if (e.seq !== chainSeq)
+      fail(
+        `${at}: chain position ${e.seq} where ${chainSeq} was expected (an entry is missing or reordered)`,
+      );
     if (e.prevHash !== prevHash) fail(`${at}: prevHash does not link to the entry before`);
     prevHash = e.hash;
     const ramp = rampStepProblem(e, level);
@@ -265,7 +290,7 @@ export interface BundleSource {
   origin: string;
   /** every leaf hash of the log, in order (the tree the checkpoint covers) */
   leafHashes: readonly Uint8Array[];
-  entries: readonly { leafIndex: number; entry: LogEntryStatement }[];
+  entries: readonly { leafIndex: number; entry: LogLeafStatement }[];
   receipts: readonly { leafIndex: number; envelope: DsseEnvelope }[];
   keys: PublicKeyInfo[];
   instanceKeys: InstanceKeyInfo[];
@@ -292,7 +317,7 @@ export function assembleBundle(
     breakerId: src.breakerId,
     treeSize: size,
     leafIndexes: entries.map((e) => e.leafIndex),
-    head: entries.at(-1)?.entry.hash ?? CHAIN_GENESIS,
+    head: transitionsOf(entries).at(-1)?.hash ?? CHAIN_GENESIS,
   };
   return {
     format: 'recloser.bundle/v1',
@@ -319,4 +344,9 @@ export function assembleBundle(
         proof: consistencyProof(sha256, src.leafHashes, m, size, memo).map(toBase64),
       })),
   };
+}
+
+/** The transition entries among a breaker's leaves (shift leaves are not in its hash chain), in order. */
+function transitionsOf(entries: readonly { entry: LogLeafStatement }[]): LogEntryStatement[] {
+  return entries.map((e) => e.entry).filter((e): e is LogEntryStatement => !isShiftLeaf(e));
 }

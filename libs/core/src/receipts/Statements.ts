@@ -77,6 +77,40 @@ export interface LogEntryStatement {
   gateThresholds: GateThresholds | null;
 }
 
+/**
+ * A leaf of the transparency log for a shift plan's phase change (issue 14 via issue 15: "shift plans
+ * are leaves"). It belongs to the source region's breaker but not to its transition chain: its own
+ * `seq` counts that breaker's shift leaves from 1, and `from` is the previous shift leaf's `to`.
+ */
+export interface ShiftLogStatement {
+  type: 'recloser.shift/v1';
+  /** the source region's breaker */
+  breakerId: string;
+  group: string;
+  dependency: string;
+  /** the region whose traffic moves */
+  source: string;
+  /** position among this breaker's shift leaves, from 1 */
+  seq: number;
+  phase: import('../region/ShiftVelocity.js').ShiftPhase;
+  from: import('../region/ShiftPlan.js').ShiftMode;
+  to: import('../region/ShiftPlan.js').ShiftMode;
+  reason: string;
+  /** requests/s the source could not serve (rounded to 0.001) */
+  deficitPerSec: number;
+  /** the regions that may receive and at most how many requests/s each (rounded to 0.001) */
+  receivers: { region: string; ratePerSec: number; headroomPerSec: number }[];
+  /** ISO-8601: when the shift's time limit ends, or null */
+  expiresAt: string | null;
+  /** ISO-8601, the controller's clock */
+  at: string;
+}
+
+/** What a log leaf holds: a transition, or a shift plan's phase change. */
+export type LogLeafStatement = LogEntryStatement | ShiftLogStatement;
+
+export const isShiftLeaf = (e: LogLeafStatement): e is ShiftLogStatement => e.type === 'recloser.shift/v1';
+
 /** What the controller asserts about one breaker's export (DSSE payload, PAYLOAD_TYPES.bundleManifest). */
 export interface BundleManifest {
   type: 'recloser.bundle-manifest/v1';

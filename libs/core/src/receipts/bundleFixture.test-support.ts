@@ -12,9 +12,13 @@ import {
   liveDigest,
   type CertifiedVerdict,
   type LogEntryStatement,
+  type LogLeafStatement,
   type QuorumCertificate,
+  type ShiftLogStatement,
   type VerdictStatement,
 } from './Statements.js';
+import type { ShiftMode } from '../region/ShiftPlan.js';
+import type { ShiftPhase } from '../region/ShiftVelocity.js';
 import { assembleBundle, type Bundle } from './Bundle.js';
 
 const H = nodeCrypto.sha256;
@@ -47,6 +51,10 @@ export interface Fixture {
     rampFailed?: string[];
     threshold?: number;
     extraLeaves?: number;
+    /** shift plan leaves of this breaker (started after the open, reversed and ended at the end) */
+    withShifts?: boolean;
+    /** the second shift leaf claims this phase (a leaf whose phase does not follow from its modes) */
+    secondShiftPhase?: ShiftPhase;
   }): Bundle;
 }
 
@@ -181,7 +189,27 @@ export function fixture(): Fixture {
     ];
     let prev = CHAIN_GENESIS;
     const leaves: Uint8Array[] = [];
-    const mine: { leafIndex: number; entry: LogEntryStatement }[] = [];
+    const mine: { leafIndex: number; entry: LogLeafStatement }[] = [];
+    const shift = (seq: number, from: ShiftMode, to: ShiftMode, phase: ShiftPhase, at: string): void => {
+      const entry: ShiftLogStatement = {
+        type: 'recloser.shift/v1',
+        breakerId: BREAKER,
+        group: 'g',
+        dependency: 'dep',
+        source: 'eu-west',
+        seq,
+        phase,
+        from,
+        to,
+        reason: phase,
+        deficitPerSec: 40,
+        receivers: to === 'idle' ? [] : [{ region: 'us-east', ratePerSec: 2.5, headroomPerSec: 25 }],
+        expiresAt: to === 'idle' ? null : '2026-12-03T09:30:00.000Z',
+        at,
+      };
+      mine.push({ leafIndex: leaves.length, entry });
+      leaves.push(leafHash(H, utf8(canonicalize(entry))));
+    };
     const other = (i: number) => leafHash(H, utf8(`other breaker ${i}`));
     drafts.forEach((d, i) => {
       leaves.push(other(i));
@@ -193,7 +221,12 @@ export function fixture(): Fixture {
       prev = entry.hash;
       mine.push({ leafIndex: leaves.length, entry });
       leaves.push(leafHash(H, utf8(canonicalize(entry))));
+      if (over.withShifts && i === 0) shift(1, 'idle', 'shifting', 'started', '2026-12-03T09:00:01.000Z');
     });
+    if (over.withShifts) {
+      shift(2, 'shifting', 'reversing', over.secondShiftPhase ?? 'reversed', '2026-12-03T09:00:43.000Z');
+      shift(3, 'reversing', 'idle', 'ended', '2026-12-03T09:00:53.000Z');
+    }
     for (let i = 0; i < (over.extraLeaves ?? 0); i++) leaves.push(other(100 + i));
     fx.leaves = leaves;
     return assembleBundle(

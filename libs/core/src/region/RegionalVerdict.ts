@@ -6,6 +6,7 @@
 // quorum decides. A region receiving moved traffic faster than the shift plan allows is
 // `shift_throttled` (its senders are told to slow down).
 import { quorumThreshold, type QuorumPolicy } from '../quorum/Quorum.js';
+import { isShiftThrottled } from './ShiftVelocity.js';
 
 export type RegionalVerdictKind = 'closed' | 'region_open' | 'open' | 'shift_throttled';
 
@@ -140,9 +141,7 @@ export function decideRegional(
         reason: 'errors are not concentrated in this region: the pool quorum decides',
       };
     }
-    const allowed = r.shiftAllowedRate ?? 0;
-    const received = r.shiftedInRate ?? 0;
-    if (received > 0 && received > allowed * (1 + policy.shiftTolerance))
+    if (isShiftThrottled(r.shiftedInRate ?? 0, r.shiftAllowedRate ?? 0, policy.shiftTolerance))
       return {
         ...base,
         verdict: 'shift_throttled',

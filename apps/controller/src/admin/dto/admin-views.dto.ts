@@ -64,6 +64,12 @@ export class InstanceVerdictDto {
     string | null;
   @ApiProperty({ type: Object }) evidence: unknown;
   @ApiProperty({ type: Object, nullable: true }) demand: Record<string, number> | null;
+  @ApiProperty({
+    type: Object,
+    required: false,
+    description: 'requests/s this instance moved to each other region over its last window (issue 14)',
+  })
+  routed?: Record<string, number>;
 }
 
 export class IsolatedInstanceDto {

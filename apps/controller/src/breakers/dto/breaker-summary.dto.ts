@@ -48,6 +48,33 @@ export class RegionVerdictDto {
   quorum: QuorumFiguresDto;
   @ApiProperty() errorRate: number;
   @ApiProperty() saturation: number;
+  @ApiProperty({
+    required: false,
+    description: 'requests/s moved into this region from others now (live heartbeats’ routed rates)',
+  })
+  routedInRate?: number;
+  @ApiProperty({ required: false, description: 'requests/s the shift plans in force allow into this region' })
+  shiftAllowedRate?: number;
+}
+
+export class ShiftReceiverDto {
+  @ApiProperty() region: string;
+  @ApiProperty({ description: 'requests/s the plan allows into it now' }) allowedPerSec: number;
+  @ApiProperty({ description: 'requests/s moved into it now, from every source' }) movedPerSec: number;
+  @ApiProperty({ description: 'receiving faster than the plans allow (verdict shift_throttled)' })
+  throttled: boolean;
+}
+
+export class ShiftDto {
+  @ApiProperty({ description: 'the region whose traffic moves' }) source: string;
+  @ApiProperty({ description: "the source region's breaker" }) breakerId: string;
+  @ApiProperty({ enum: ['idle', 'shifting', 'frozen', 'reversing'] })
+  mode: 'idle' | 'shifting' | 'frozen' | 'reversing';
+  @ApiProperty() reason: string;
+  @ApiProperty({ description: 'requests/s the source cannot serve' }) deficitPerSec: number;
+  @ApiProperty({ type: [ShiftReceiverDto] }) receivers: ShiftReceiverDto[];
+  @ApiProperty({ type: String, nullable: true }) expiresAt: string | null;
+  @ApiProperty() updatedAt: string;
 }
 
 export class BreakerSummaryDto implements BreakerSummary {
@@ -78,6 +105,12 @@ export class BreakerSummaryDto implements BreakerSummary {
     description: 'per region: its quorum from live heartbeat rows and the regional verdict',
   })
   regions?: RegionVerdictDto[];
+  @ApiProperty({
+    type: [ShiftDto],
+    required: false,
+    description: "a group's breaker: each region's shift plan in force and the traffic it moves (issue 14)",
+  })
+  shifts?: ShiftDto[];
 }
 
 export class BreakerListDto {

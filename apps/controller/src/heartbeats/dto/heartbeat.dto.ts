@@ -5,6 +5,7 @@ import {
   IDENTIFIER_MAX,
   MAX_COUNT,
   REPORTED_STATES,
+  routedRatesProblem,
   type BreakerVerdict,
   type EvidenceClass,
   type HeartbeatRequest,
@@ -35,6 +36,23 @@ import { FallbackReportDto, toFallbackReport } from './fallback-report.dto.js';
 
 // Decorators run bottom-up and validation stops at a field's first error: the type check sits last.
 const count = { allowNaN: false, allowInfinity: false } as const;
+
+/** `{ region: requestsPerSecond }` by core's rule (InputRules routedRatesProblem), the field named. */
+function IsRoutedRates(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'isRoutedRates',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      validator: {
+        validate: (value: unknown) => routedRatesProblem(value) === null,
+        defaultMessage: (args: ValidationArguments) => {
+          const problem = routedRatesProblem(args.value) ?? '';
+          return problem.startsWith('.') ? `${args.property}${problem}` : `${args.property} ${problem}`;
+        },
+      },
+    });
+}
 
 /** Evidence counts are of the window's attempts: none may exceed them (successes, each class). */
 function AtMostAttempts(): PropertyDecorator {
@@ -166,6 +184,15 @@ export class BreakerVerdictDto {
   @Type(() => FallbackReportDto)
   @IsObject()
   fallback?: FallbackReportDto;
+
+  @ApiPropertyOptional({
+    description:
+      'requests/s this instance moved to each other region over its last window (breaker.route under a shift plan)',
+    example: { 'us-east': 1.5 },
+  })
+  @IsOptional()
+  @IsRoutedRates()
+  routed?: Record<string, number>;
 }
 
 export class HeartbeatDto {
@@ -219,6 +246,7 @@ export function toHeartbeatRequest(dto: HeartbeatDto): HeartbeatRequest {
       if (b.since !== undefined) verdict.since = b.since;
       if (b.demand !== undefined) verdict.demand = { ...b.demand };
       if (b.fallback !== undefined) verdict.fallback = toFallbackReport(b.fallback);
+      if (b.routed !== undefined) verdict.routed = { ...b.routed };
       return verdict;
     }),
   };

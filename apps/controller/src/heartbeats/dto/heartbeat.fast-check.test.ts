@@ -34,8 +34,11 @@ const verdictArb = fc
     demand: fc.option(fc.dictionary(fc.constantFrom('standard', 'batch', 'long_context'), count), {
       nil: undefined,
     }),
+    routed: fc.option(fc.dictionary(fc.constantFrom('us-east', 'ap-south', 'eu-west'), count), {
+      nil: undefined,
+    }),
   })
-  .map(({ dependency, state, attempts, successes, byClass, latencyP95Ms, demand }) => {
+  .map(({ dependency, state, attempts, successes, byClass, latencyP95Ms, demand, routed }) => {
     // mostly consistent counts (the mutations break them): successes and each class within attempts
     const evidence: Record<string, Json> = { attempts, successes: Math.min(successes, attempts) };
     if (byClass)
@@ -45,6 +48,7 @@ const verdictArb = fc
     if (latencyP95Ms !== undefined) evidence.latencyP95Ms = latencyP95Ms;
     const v: Record<string, Json> = { dependency, state, evidence };
     if (demand) v.demand = demand;
+    if (routed) v.routed = routed;
     return v;
   });
 const bodyArb = fc.record({

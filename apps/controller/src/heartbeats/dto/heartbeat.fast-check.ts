@@ -10,6 +10,7 @@ import {
   identifierProblem,
   MAX_COUNT,
   REPORTED_STATES,
+  routedRatesProblem,
   type ReportedState,
 } from '@recloser/core';
 import { demandProblem } from './demand-map.validator.js';
@@ -17,7 +18,7 @@ import type { HeartbeatDto } from './heartbeat.dto.js';
 
 const MAX_BREAKERS = 200;
 const HEARTBEAT_KEYS = new Set(['instanceId', 'group', 'region', 'breakers']);
-const VERDICT_KEYS = new Set(['dependency', 'state', 'evidence', 'demand']); // `since`: the DTO's own check
+const VERDICT_KEYS = new Set(['dependency', 'state', 'evidence', 'demand', 'routed']); // `since`: the DTO's own check
 const EVIDENCE_KEYS = new Set([
   'attempts',
   'successes',
@@ -66,6 +67,7 @@ function verdictOk(b: unknown): boolean {
   if (identifierProblem(b.dependency) !== null) return false;
   if (typeof b.state !== 'string' || !STATES.has(b.state as ReportedState)) return false;
   if (!evidenceOk(b.evidence)) return false;
+  if (b.routed !== undefined && routedRatesProblem(b.routed) !== null) return false;
   return b.demand === undefined || demandProblem(b.demand) === null;
 }
 
