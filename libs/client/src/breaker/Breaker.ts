@@ -229,7 +229,7 @@ export class Breaker {
   ) {
     this.clock = host.clock;
     this.credentials = new Credentials(host.clock);
-    this.router = new ShiftRouter(host.clock);
+    this.router = new ShiftRouter(host.clock, host.rng);
     this.external = options.external;
     // with a breaker of the team's own deciding locally, ours only gathers evidence: it never trips
     const local: LocalBreakerInit =
