@@ -240,8 +240,10 @@ describe('Breaker with a faked controller: plans', () => {
     controller.setPlan('llm', 'open', { shift });
     await recloser.tick();
     expect(llm.state).toBe('paused');
+    // a new receiver's bucket starts with a random part of one token: after one token's time it has one
+    clock.set(sentAt + 1_000);
     expect(llm.route(['eu-west', 'us-east'])).toBe('us-east');
-    expect(llm.route(['eu-west', 'us-east'])).toBeNull(); // 1/s: the bucket is spent
+    expect(llm.route(['eu-west', 'us-east'])).toBeNull(); // 1/s, a burst of one: the bucket is spent
     expect(llm.routedCalls()).toEqual({ 'us-east': 1 });
     clock.set(sentAt + 5_000); // the plan ran out: fallback keeps calls home
     expect(llm.state).toBe('fallback');
