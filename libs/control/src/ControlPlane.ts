@@ -522,12 +522,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
 
   private async tickOne(breaker: BreakerRecord): Promise<number> {
     const { clock, rng, evidence } = this.ports;
+    const resolved = await this.ports.pools.resolve(breaker.dependency, breaker.group);
     // a region breaker ramps over its region's slice of the pool (issue 14)
-    const pool = await this.regions.rampPool(
-      breaker,
-      await this.ports.pools.resolve(breaker.dependency, breaker.group),
-      clock.now(),
-    );
+    const pool =
+      breaker.globalState.state === 'ramping'
+        ? await this.regions.rampPool(breaker, resolved, clock.now())
+        : resolved;
     const seen = stepKeyOf(breaker.id, breaker.globalState);
     const sample = seen ? await evidence.sample(seen) : undefined;
     // what the live fleet wants (backlog included): the last step closes only when it fits
