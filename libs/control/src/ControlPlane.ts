@@ -526,7 +526,12 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
 
   private async tickOne(breaker: BreakerRecord): Promise<number> {
     const { clock, rng, evidence } = this.ports;
-    const pool = await this.ports.pools.resolve(breaker.dependency, breaker.group);
+    const resolved = await this.ports.pools.resolve(breaker.dependency, breaker.group);
+    // a region breaker ramps over its region's slice of the pool (issue 14)
+    const pool =
+      breaker.globalState.state === 'ramping'
+        ? await this.regions.rampPool(breaker, resolved, clock.now())
+        : resolved;
     const seen = stepKeyOf(breaker.id, breaker.globalState);
     const sample = seen ? await evidence.sample(seen) : undefined;
     // what the live fleet wants (backlog included): the last step closes only when it fits
@@ -952,7 +957,9 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       periodMs,
       async () => {
         const live = withCurrent(await this.liveDemandOf(breaker, receivedAt), instanceId, verdict);
-        return divideAllowances(pool, { step, level }, live, rotation);
+        // a region breaker's ramp divides its region's slice of the pool (issue 14)
+        const budget = await this.regions.rampPool(breaker, pool, receivedAt);
+        return divideAllowances(budget, { step, level }, live, rotation);
       },
     );
   }

@@ -8,6 +8,5 @@ export * from './withAudit.js';
 export * from './memory/index.js';
 export * from './ledgerPorts.js';
 export * from './Reconciliation.js';
-export * from './regions/RegionalControl.js';
 export * from './fallback/FallbackControl.js';
 export * from './regions/ShiftSteps.js';

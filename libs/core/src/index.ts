@@ -37,6 +37,7 @@ export * from './region/HealthSignature.js';
 export * from './region/RegionBreaker.js';
 export * from './region/RegionShift.js';
 export * from './region/ShiftVelocity.js';
+export * from './region/RegionSlice.js';
 export * from './domain/CredentialHealth.js';
 export * from './fallback/RegionShares.js';
 export * from './fallback/ProbeOwners.js';

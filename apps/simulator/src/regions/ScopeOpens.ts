@@ -1,7 +1,7 @@
-// Counts opens per scope from successive regional decisions: a region entering region_open counts
-// for `region:<name>`, the pool entering a global open counts once for `global`. For strategies with
-// no controller the simulator judges what their instances' breakers say with the same core rule
-// (decideRegional), so every column of S4 is counted alike.
+// Counts opens per scope, keyed `global` and `region:<name>`: recloser reports the controller's
+// breaker opens (opened()); for strategies with no controller the simulator judges what their
+// instances' breakers say with core decideRegional (observe(): a region entering region_open counts
+// for `region:<name>`, the pool entering a global open once for `global`).
 import type { RegionalDecision } from '@recloser/core';
 
 export class ScopeOpens {

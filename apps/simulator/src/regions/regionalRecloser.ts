@@ -1,21 +1,25 @@
-// recloser across regions (S4, S8): every instance runs the real SDK against the control plane on
-// memory ports, as in strategies/recloser.ts, with two differences. Each region's instances form
-// their own breaker of the dependency — a ControlPlane breaker of the group `<group>.<region>`, all
-// drawing on ONE pool, so quorum is counted per region and the regions' recoveries share that
-// pool's probe budget (its fair share between contending breakers). And the regional layer of the
-// control plane (libs/control RegionalControl: core decideRegional + planShift) judges each second
-// whether a region's open is region-local or global and plans how much of a failed region's traffic
-// its instances may send to other regions; the gate below only spends that plan.
+// recloser across regions (S4, S8): the controller's own control layer, as in strategies/recloser.ts.
+// Every instance runs the real SDK against the real ControlPlane on memory ports; the whole fleet is
+// ONE group (`sim-fleet`) with one breaker of the dependency on one pool, whatever the region. The
+// regional verdicts are the controller's: where the group's quorum stays CLOSED, the region core
+// sets apart (regionsToOpen) opens its own region-scoped breaker (libs/control RegionBreakers,
+// scope `region:<name>`); only that region's instances follow it (paused, probing on the pool's one
+// probe budget, ramping) and its plans carry the region's shift (core planShift, this instance's
+// part). Each instance's gate asks its SDK breaker: allow() for a call at home (which also lets
+// out a granted probe), else breaker.route(regions) for a call the plan's shift lets move. Nothing
+// of the policy lives here: this file wires the SDK to the workload and measures.
 //
-// `budgetPerRegion` builds the counterfactual for S8: the same fleet with one pool per region (each
-// with the full budget), i.e. two regions recovering on two budgets.
-import { createRecloser, type Recloser, type Transport } from '@recloser/client';
-import { RegionalControl } from '@recloser/control';
+// `budgetPerRegion` builds the counterfactual for S8: the same fleet as one group per region
+// (`sim-fleet.<region>`), each with a pool of its own (and so the full probe budget), i.e. two
+// regions recovering on two budgets. Its groups' breakers are group breakers: their plans carry no
+// shift, so its traffic stays at home.
+import { createRecloser, type Breaker, type Recloser, type Transport } from '@recloser/client';
+import type { ControlEvent } from '@recloser/control';
 import {
   DEFAULT_POOL,
   DEFAULT_QUORUM,
   seededRng,
-  TokenBucket,
+  type BreakerPlan,
   type Outcome,
   type PoolConfig,
 } from '@recloser/core';
@@ -36,22 +40,11 @@ import type { RegionalFigures } from './RegionalFigures.js';
 import { RegionMeter } from './RegionMeter.js';
 import { ScopeOpens } from './ScopeOpens.js';
 
-/** Probe tokens the S4/S8 pool may have live at once: two, so a fair share between two regions is one each. */
+/** Probe tokens the S4/S8 pool may have live at once. */
 export const REGIONAL_PROBE_CONCURRENCY = 2;
 
+/** The group of a region's instances in the budget-per-region counterfactual. */
 export const regionGroup = (region: string): string => `${SIM_GROUP}.${region}`;
-
-/**
- * Shared by a source region's gates: the plan they spend, one token bucket per receiver at the
- * plan's rate (burst 1), taken by whichever instance of the region has work first. This is NOT the
- * controller's path: there, region-scoped breakers (libs/control RegionBreakers) put each instance's
- * part of the shift in its plan and the SDK's breaker.route() (ShiftRouter, core chooseRoute) spends
- * it, moving calls only while the home breaker is paused; here a call moves whenever allow() refuses
- * it. S4/S8 still run one group per region (README, issue 14: not built in the simulator).
- */
-interface SourceShare {
-  buckets: Map<string, TokenBucket>;
-}
 
 class RegionalGate implements CallGate {
   private pending: string;
@@ -59,28 +52,29 @@ class RegionalGate implements CallGate {
   constructor(
     private readonly sim: Simulation,
     private readonly home: string,
-    /** the instance's own region: the SDK breaker, as in the single-region recloser strategy */
+    /** the regions in this instance's order of preference, its own first */
+    private readonly order: readonly string[],
+    private readonly breaker: Breaker,
+    /** the instance's own region: the SDK breaker's allow()/record(), as in the recloser strategy */
     private readonly own: SdkGate,
-    private readonly share: SourceShare,
     private readonly meter: RegionMeter,
   ) {
     this.pending = home;
   }
 
   acquire(): GateKind | null {
+    // home first: allow() admits while the breaker it follows does (and lets out a granted probe,
+    // which route() never answers while that breaker is paused)
     const kind = this.own.acquire();
     if (kind !== null) {
       this.pending = this.home;
       return kind;
     }
-    // the home region cannot take it: spend the shift plan, if any
-    for (const [region, bucket] of this.share.buckets) {
-      if (bucket.tryTake()) {
-        this.pending = region;
-        return 'call';
-      }
-    }
-    return null;
+    // else the SDK's route(): a region the plan's shift lets receive, within its rate (its token)
+    const to = this.breaker.route(this.order);
+    if (to === null || to === this.home) return null;
+    this.pending = to;
+    return 'call';
   }
 
   route(): string {
@@ -105,15 +99,9 @@ class RegionalGate implements CallGate {
   }
 
   wakeAt(): number | null {
-    let at: number | null = null;
-    for (const bucket of this.share.buckets.values()) {
-      const ms = bucket.msUntilNext();
-      // the region's instances race for the next token: spread their wake-ups over a second
-      if (Number.isFinite(ms))
-        at = Math.min(at ?? Infinity, this.sim.now() + Math.max(1, ms) + this.sim.rng.next() * 1000);
-    }
-    const own = this.own.wakeAt();
-    return own === null ? at : at === null ? own : Math.min(at, own);
+    // while paused, the heartbeat ticker pumps the worker once a second: a shift's rate per
+    // instance is well under one call a second, so its token waits at most that long
+    return this.own.wakeAt() ?? (this.breaker.state === 'paused' ? this.sim.now() + 1000 : null);
   }
 
   isOpen(): boolean {
@@ -129,14 +117,15 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
       const trafficClass = ctx.workload.trafficClass;
       const regions = [...new Set(ctx.instances.map((i) => i.region))];
       const regionCapacity = ctx.provider.ratePerSecAt(1, 1);
+      const share = budgetPerRegion ? regions.length : 1;
       const base = (): PoolConfig => {
         const pool = DEFAULT_POOL('sim-pool', SIM_DEPENDENCY);
-        // a region's breaker ramps against its region's slice of the provider (not built in the
-        // controller yet: the pool's capacity stands for one region's slice in these runs)
+        // the pool's capacity is the provider's quota (its regions' together); a pool per region
+        // has its region's slice
         pool.capacity = {
           [trafficClass]: {
-            ratePerSec: ctx.providerRatePerSec / regions.length,
-            concurrency: Math.max(1, Math.ceil(ctx.providerConcurrency / regions.length)),
+            ratePerSec: ctx.providerRatePerSec / share,
+            concurrency: Math.max(1, Math.ceil(ctx.providerConcurrency / share)),
           },
         };
         pool.ramp = { ...pool.ramp, classOrder: [trafficClass] };
@@ -149,13 +138,14 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
         return pool;
       };
       // one pool per region needs one dependency name per region (a dependency draws on one pool)
+      const groupOf = (region: string): string => (budgetPerRegion ? regionGroup(region) : SIM_GROUP);
       const dependencyOf = (region: string): string =>
         budgetPerRegion ? `${SIM_DEPENDENCY}.${region}` : SIM_DEPENDENCY;
       const pools: PoolConfig[] = budgetPerRegion
         ? regions.map((r) => ({ ...base(), id: `sim-pool-${r}`, dependencies: [dependencyOf(r)] }))
         : [base()];
       const controller = new InMemoryController(sim.clock, seededRng(Math.floor(sim.rng.next() * 2 ** 31)), {
-        group: regionGroup(regions[0]!),
+        group: groupOf(regions[0]!),
         dependency: dependencyOf(regions[0]!),
         pool: pools[0]!,
         quorum: DEFAULT_QUORUM,
@@ -164,27 +154,25 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
         isolationAfterMs: ISOLATION_AFTER_MS,
       });
       for (const p of pools.slice(1)) controller.control.pools.put(p);
-      const regional = new RegionalControl(
-        controller.control.presence,
-        controller.control.breakers,
-        sim.clock,
-        {
-          sources: regions.map((r) => ({ region: r, breakerId: `${regionGroup(r)}:${dependencyOf(r)}` })),
-          capacityPerSec: Object.fromEntries(regions.map((r) => [r, regionCapacity])),
-          poolQuotaPerSec: ctx.providerRatePerSec,
-          heartbeatTtlMs: HEARTBEAT_TTL_MS,
-          heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
-          maxReceiverErrorRate: 1 - pools[0]!.ramp.gates.minSuccessRate,
-        },
-      );
       const meter = new RegionMeter(regions, () => regionCapacity);
       const opens = new ScopeOpens(regions);
-      // the regions' breakers' transitions are not the group's: the common figures count only a
-      // group-wide breaker as global; opens per scope come from the regional layer below
+      /** the regional verdict each region's instances live under, as the controller's breakers say */
+      const verdicts: Record<string, string> = Object.fromEntries(regions.map((r) => [r, 'closed']));
       let regionTransitions = 0;
-      controller.onTransition = () => {
-        regionTransitions += 1;
-      };
+      // opens per scope come off the controller's event seam, as an operator's view would: a
+      // region breaker's open counts for `region:<name>`, the group breaker's for `global` (in the
+      // counterfactual a region's group is that region, so its group's open is the region's)
+      controller.control.events.subscribe((e: ControlEvent) => {
+        if (e.type !== 'breaker.transition') return;
+        const d = e.data as { group: string; scope: string; region: string | null; from: string; to: string };
+        const region = d.region ?? regions.find((r) => budgetPerRegion && regionGroup(r) === d.group) ?? null;
+        const scope = region !== null ? `region:${region}` : 'global';
+        if (region !== null) {
+          regionTransitions += 1;
+          verdicts[region] = d.to === 'closed' ? 'closed' : 'region_open';
+        } else for (const r of regions) verdicts[r] = d.to === 'closed' ? 'closed' : 'open';
+        if (d.from === 'closed' && d.to === 'open') opens.opened(scope);
+      });
 
       // the budget invariant, sampled after every call the fleet makes to the controller
       let maxTokens = 0;
@@ -197,16 +185,15 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
         probeResult: (token, body) => controller.probeResult(token, body).finally(sampleTokens),
       };
 
-      const shares = new Map(
-        regions.map((r) => [r, { buckets: new Map<string, TokenBucket>() } as SourceShare]),
-      );
       const sdks: Recloser[] = [];
       const gates: RegionalGate[] = [];
+      /** each instance's part of its region's shift, from its latest plan (what the plans allow) */
+      const shifts: (BreakerPlan['shift'] | undefined)[] = [];
       let workers: Worker[] = [];
       ctx.instances.forEach((inst, i) => {
         const sdk = createRecloser({
           instanceId: inst.id,
-          group: regionGroup(inst.region),
+          group: groupOf(inst.region),
           region: inst.region,
           heartbeatIntervalMs: HEARTBEAT_INTERVAL_MS,
           clock: sim.clock,
@@ -219,39 +206,22 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
           slowThresholdMs: ctx.workload.slowThresholdMs,
           backlog: () => workers[i]?.backlog() ?? 0,
         });
+        breaker.onPlan((plan) => {
+          shifts[i] = plan.shift;
+        });
         sdks.push(sdk);
+        const at = regions.indexOf(inst.region);
+        const order = regions.map((_, k) => regions[(at + k) % regions.length]!);
         const own = new SdkGate(sim, breaker, trafficClass);
-        gates.push(new RegionalGate(sim, inst.region, own, shares.get(inst.region)!, meter));
+        gates.push(new RegionalGate(sim, inst.region, order, breaker, own, meter));
       });
 
-      const evaluateRegions = async (): Promise<void> => {
-        for (const r of regions) regional.reportRouted(r, meter.movedInRate(r));
-        for (const t of await regional.evaluate())
-          if (t.to === 'region_open' || (t.scope === 'global' && t.to === 'open')) opens.opened(t.scope);
-        const verdicts: Record<string, string> = {};
+      const endSecond = (): void => {
         const allowed: Record<string, number> = {};
-        for (const r of regions) {
-          verdicts[r] = regional.verdictOf(r);
-          const plan = regional.planFor(r);
-          const share = shares.get(r)!;
-          const rates = new Map((plan?.receivers ?? []).map((rc) => [rc.region, rc.ratePerSec]));
-          for (const to of [...share.buckets.keys()]) if (!rates.has(to)) share.buckets.delete(to);
-          for (const [to, rate] of rates) {
-            allowed[to] = (allowed[to] ?? 0) + rate;
-            const bucket = share.buckets.get(to);
-            if (bucket) bucket.reset(rate, 1);
-            else {
-              // a new receiver starts with no token: its first call waits one token's time
-              const fresh = new TokenBucket(rate, 1, sim.clock);
-              fresh.tryTake();
-              share.buckets.set(to, fresh);
-            }
-          }
-        }
-        meter.endSecond(sim.now(), verdicts, allowed);
-        // instances of a source with a fresh plan may send now
-        for (let i = 0; i < workers.length; i++)
-          if ((shares.get(ctx.instances[i]!.region)?.buckets.size ?? 0) > 0) workers[i]!.pump();
+        for (const shift of shifts)
+          for (const r of shift?.receivers ?? []) allowed[r.region] = (allowed[r.region] ?? 0) + r.ratePerSec;
+        for (const r of Object.keys(allowed)) allowed[r] = Math.round(allowed[r]! * 1000) / 1000;
+        meter.endSecond(sim.now(), { ...verdicts }, allowed);
       };
 
       return {
@@ -260,7 +230,7 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
           workers = w;
         },
         start: (untilMs) => {
-          sim.every(1000, 500, untilMs, () => sim.track(controller.tick().then(evaluateRegions)));
+          sim.every(1000, 500, untilMs, () => sim.track(controller.tick().then(endSecond)));
           sdks.forEach((sdk, i) => {
             const worker = workers[i]!;
             sim.every(HEARTBEAT_INTERVAL_MS, sim.rng.next() * HEARTBEAT_INTERVAL_MS, untilMs, () =>
@@ -268,8 +238,8 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
             );
           });
         },
-        // no one group-wide state: each region's breaker has its own (regionalFigures); the
-        // whole-fleet budget checks of the common figures do not apply to a region's recovery
+        // the group breaker's common figures would say nothing of a region's recovery: each region's
+        // breaker has its own (regionalFigures)
         globalState: () => null,
         pool: () => pools[0]!,
         isolated: () => controller.isolated(),

@@ -240,11 +240,38 @@ describe('Breaker with a faked controller: plans', () => {
     controller.setPlan('llm', 'open', { shift });
     await recloser.tick();
     expect(llm.state).toBe('paused');
+    // a new receiver's bucket starts with a random part of one token: after one token's time it has one
+    clock.set(sentAt + 1_000);
     expect(llm.route(['eu-west', 'us-east'])).toBe('us-east');
-    expect(llm.route(['eu-west', 'us-east'])).toBeNull(); // 1/s: the bucket is spent
+    expect(llm.route(['eu-west', 'us-east'])).toBeNull(); // 1/s, a burst of one: the bucket is spent
     expect(llm.routedCalls()).toEqual({ 'us-east': 1 });
     clock.set(sentAt + 5_000); // the plan ran out: fallback keeps calls home
     expect(llm.state).toBe('fallback');
+    expect(llm.route(['eu-west', 'us-east'])).toBe('eu-west');
+  });
+
+  it('route() while RAMPING: home while the allowance has room; a receiver of the shift once it is spent', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const shift = {
+      source: 'eu-west',
+      mode: 'shifting' as const,
+      receivers: [{ region: 'us-east', ratePerSec: 1 }],
+      expiresAt: null,
+    };
+    controller.setPlan('llm', 'ramping', {
+      shift,
+      allowance: { validForMs: 5_000, classes: { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } } },
+    });
+    await recloser.tick();
+    clock.advance(1_000); // the receiver's bucket has its first token
+    expect(llm.state).toBe('admitted');
+    expect(llm.route(['eu-west', 'us-east'])).toBe('eu-west'); // the allowance has room: home
+    expect(llm.allow()).toBe(true);
+    llm.record('success', { latencyMs: 5 });
+    // the allowance is spent until its next token: the shift carries the call
+    expect(llm.route(['eu-west', 'us-east'])).toBe('us-east');
+    expect(llm.route(['eu-west', 'us-east'])).toBeNull(); // both spent: degrade in place
+    clock.advance(1_000);
     expect(llm.route(['eu-west', 'us-east'])).toBe('eu-west');
   });
 

@@ -229,7 +229,7 @@ export class Breaker {
   ) {
     this.clock = host.clock;
     this.credentials = new Credentials(host.clock);
-    this.router = new ShiftRouter(host.clock);
+    this.router = new ShiftRouter(host.clock, host.rng);
     this.external = options.external;
     // with a breaker of the team's own deciding locally, ours only gathers evidence: it never trips
     const local: LocalBreakerInit =
@@ -476,14 +476,20 @@ export class Breaker {
 
   /**
    * Which of `regions` (in the caller's order of preference) to send the next call to: this
-   * instance's own region while its breaker is not paused; while its region breaker is paused,
-   * probing or ramping, a region the plan's `shift` lets receive, within its rate (a token is spent);
+   * instance's own region while its breaker is not paused and, while it ramps, while its allowance
+   * has room; otherwise (its region breaker paused, probing, or ramping with the allowance spent) a
+   * region the plan's `shift` lets receive, within its rate (a token is spent);
    * null when none may take it now (degrade in place). A call routed home goes through allow() or
    * execute() as usual; one routed elsewhere was admitted by route() itself (its token).
    */
   route(regions: readonly string[]): string | null {
-    // `state !== 'paused'`, without reading the clock unless the group is paused
-    const ownAdmits = this.mode !== 'blocked' || this.isFallback();
+    // home while the breaker decides locally or runs in FALLBACK; while RAMPING, while its allowance
+    // has room for a call now (the plan's shift carries what the ramp does not admit yet); never
+    // while paused. The clock is read only when the group is paused or ramping.
+    const ownAdmits =
+      this.mode === 'local' ||
+      this.isFallback() ||
+      (this.mode === 'ramping' && this.slot(this.defaultClass).canAdmit());
     return this.router.route(this.host.region ?? null, ownAdmits, regions);
   }
 

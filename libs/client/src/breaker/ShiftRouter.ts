@@ -1,7 +1,7 @@
 // Where a call goes when its region's breaker is not CLOSED (issue 14): the plan's `shift` names
 // the regions that may receive this instance's calls and at most how many requests/s each; one
 // token bucket per receiver holds the instance to those rates, and core chooseRoute picks.
-import { chooseRoute, TokenBucket, type BreakerPlan, type Clock } from '@recloser/core';
+import { chooseRoute, TokenBucket, type BreakerPlan, type Clock, type Rng } from '@recloser/core';
 
 type Shift = NonNullable<BreakerPlan['shift']>;
 
@@ -24,7 +24,10 @@ export class ShiftRouter {
   private readonly closed: { calls: Map<string, number>; ms: number }[] = [];
   private readonly take = (region: string): boolean => this.buckets.get(region)?.tryTake() ?? false;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly rng: Rng,
+  ) {}
 
   /** The latest plan's shift (null or absent: nothing may move). */
   apply(shift: Shift | null): void {
@@ -40,7 +43,11 @@ export class ShiftRouter {
       const burst = 1;
       const bucket = this.buckets.get(r.region);
       if (bucket) bucket.reset(r.ratePerSec, burst);
-      else this.buckets.set(r.region, new TokenBucket(r.ratePerSec, burst, this.clock));
+      // a new receiver starts with a random part of one token, not a full bucket: a region's
+      // instances get the same shift at about the same time, and a token each at once would move
+      // one call per instance in one burst, whatever the region's rate; this way their first calls
+      // spread over one token's time, i.e. arrive at the region's rate
+      else this.buckets.set(r.region, new TokenBucket(r.ratePerSec, burst, this.clock, this.rng.next()));
     }
   }
 

@@ -1,10 +1,13 @@
 // Region-scoped breakers on the memory ports (the simulator's home): which breaker opens, whose
 // plans follow it, and that two regions recovering at once draw on one pool probe budget.
 import {
+  currentLevel,
   defaultPoolBody,
   emptyEvidence,
   FakeClock,
+  regionSlice,
   seededRng,
+  stepBudget,
   type BreakerPlan,
   type ReportedState,
 } from '@recloser/core';
@@ -234,5 +237,75 @@ describe('region-scoped breakers (memory ports)', () => {
     expect(shiftEvents().map((e) => e.data.phase)).toEqual(['started', 'reversed', 'ended']);
     // and no shift in any plan once the region follows the group again
     for (const p of (await beatAll([], undefined, 2)).values()) expect(p.shift).toBeUndefined();
+  });
+
+  it("a ramping region breaker divides its region's slice of the pool's capacity, not the whole pool's", async () => {
+    const clock = new FakeClock(0);
+    const body = defaultPoolBody([DEP]);
+    const pool = {
+      id: 'p',
+      ...body,
+      capacity: { standard: { ratePerSec: 300, concurrency: 60 } },
+      ramp: { ...body.ramp, classOrder: ['standard'] },
+      probe: { ...body.probe, concurrency: 1, ratePerSec: 100, probesToPass: 1 },
+    };
+    const control = createMemoryControlPlane({
+      clock,
+      rng: seededRng(1),
+      heartbeatIntervalMs: 1000,
+      heartbeatTtlMs: TTL,
+      isolationAfterMs: 2 * TTL,
+      pools: [pool],
+    });
+    // a's instances want far more than any step gives them: the division is bound by its budget
+    const beat = (region: string, i: number, state: ReportedState) =>
+      control.plane.heartbeat({
+        instanceId: `${region}-${i}`,
+        group: GROUP,
+        region,
+        breakers: [
+          {
+            dependency: DEP,
+            state,
+            evidence: emptyEvidence(),
+            demand: { standard: region === 'a' ? 1000 : 1 },
+          },
+        ],
+      });
+    const beatAll = async (stateOf: (region: string) => ReportedState) => {
+      const plans: (BreakerPlan & { region: string })[] = [];
+      for (const region of REGIONS)
+        for (let i = 0; i < PER_REGION; i++)
+          plans.push({ ...(await beat(region, i, stateOf(region))).breakers[0]!, region });
+      return plans;
+    };
+    await beatAll(() => 'closed');
+    clock.set(TTL / 2);
+    await beatAll(() => 'closed');
+    clock.set(TTL + 1);
+    await beatAll((r) => (r === 'a' ? 'open' : 'closed'));
+    expect(regionState(control, 'a')).toBe('open');
+    const id = `${GROUP}:${DEP}@region:a`;
+    clock.set(control.breakers.peek(id)!.globalState.cooldownUntil! + 1);
+    await control.plane.tick();
+    const paused = (r: string) => (r === 'a' ? 'paused' : 'closed');
+    const token = (await beatAll(paused)).find((p) => p.probe)!.probe!.token;
+    await control.plane.probeResult(token, { outcome: 'success', latencyMs: 20 });
+    expect(regionState(control, 'a')).toBe('ramping');
+
+    const plans = (await beatAll(paused)).filter((p) => p.region === 'a');
+    const given = plans.reduce((sum, p) => sum + (p.allowance?.classes.standard?.ratePerSec ?? 0), 0);
+    const g = control.breakers.peek(id)!.globalState;
+    const level = currentLevel(g, pool)!;
+    // a is 3 of the group's 15 live instances: a fifth of the pool's 300/s at this level
+    const slice = stepBudget(regionSlice(pool, PER_REGION / (PER_REGION * REGIONS.length)), {
+      step: g.step!,
+      level,
+    }).standard!.ratePerSec;
+    expect(slice).toBeCloseTo(60 * level, 9);
+    expect(given).toBeGreaterThan(0);
+    expect(given).toBeCloseTo(slice, 6);
+    // the other regions follow the group breaker: no allowance, no limit
+    for (const p of (await beatAll(paused)).filter((x) => x.region !== 'a')) expect(p.allowance).toBeNull();
   });
 });

@@ -19,6 +19,8 @@ import {
   mayOpenRegion,
   onQuorum,
   regionsToOpen,
+  regionCapacityShare,
+  regionSlice,
   type PoolConfig,
   type QuorumFiguresWire,
 } from '@recloser/core';
@@ -189,6 +191,21 @@ export class RegionBreakers {
     return (await this.ports.presence.rows(groupId, now - ttl))
       .filter((r) => r.region === rb.region && isLive(r, now, ttl))
       .map((r) => ({ instanceId: r.instanceId, demand: r.demand }));
+  }
+
+  /**
+   * The pool a region breaker's ramp divides: its region's slice of the pool's capacity (core
+   * regionSlice, by the region's share of the group breaker's live instances); the pool itself for
+   * any other breaker.
+   */
+  async rampPool(rb: BreakerRecord, pool: PoolConfig, now: number): Promise<PoolConfig> {
+    if (rb.scopeKind !== 'region' || rb.region === null) return pool;
+    const groupId = await this.groupIdOf(rb);
+    if (groupId === null) return pool;
+    const ttl = this.settings.heartbeatTtlMs;
+    const live = (await this.ports.presence.rows(groupId, now - ttl)).filter((r) => isLive(r, now, ttl));
+    const inRegion = live.filter((r) => r.region === rb.region).length;
+    return regionSlice(pool, regionCapacityShare(inRegion, live.length));
   }
 
   /**

@@ -14,6 +14,19 @@ describe('TokenBucket', () => {
     ]);
   });
 
+  it('starts with `initialTokens` when given (clamped to [0, burst]): its first token comes that much sooner', () => {
+    const clock = new FakeClock();
+    const bucket = new TokenBucket(1, 1, clock, 0.25);
+    expect(bucket.tryTake()).toBe(false);
+    expect(bucket.msUntilNext()).toBe(750);
+    clock.advance(750);
+    expect(bucket.tryTake()).toBe(true);
+    expect(new TokenBucket(1, 2, clock, 5).msUntilNext()).toBe(0);
+    const clamped = new TokenBucket(1, 2, clock, 5);
+    expect([clamped.tryTake(), clamped.tryTake(), clamped.tryTake()]).toEqual([true, true, false]);
+    expect(new TokenBucket(1, 1, clock, -3).msUntilNext()).toBe(1000);
+  });
+
   it('refills one token after 1000/rate ms: not at T-1 ms, yes at T and T+1 ms', () => {
     const clock = new FakeClock();
     const bucket = new TokenBucket(0.4, 1, clock); // one token per 2500 ms

@@ -12,15 +12,22 @@ export class TokenBucket {
   private tokens: number;
   private refilledAt: number;
 
-  /** `ratePerSec` tokens per second, at most `burst` held; starts full. A burst below 1 admits nothing. */
+  /**
+   * `ratePerSec` tokens per second, at most `burst` held; starts full, or with `initialTokens` (at
+   * most the burst). A burst below 1 admits nothing.
+   */
   constructor(
     ratePerSec: number,
     burst: number,
     private readonly clock: Clock,
+    initialTokens?: number,
   ) {
     this.rate = Math.max(0, ratePerSec);
     this.burst = Math.max(0, burst);
-    this.tokens = this.burst;
+    this.tokens =
+      initialTokens === undefined || !Number.isFinite(initialTokens)
+        ? this.burst
+        : Math.min(this.burst, Math.max(0, initialTokens));
     this.refilledAt = clock.now();
   }
 

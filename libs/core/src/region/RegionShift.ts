@@ -5,6 +5,7 @@
 import type { GlobalState } from '../wire.js';
 import { isLive } from '../quorum/Quorum.js';
 import { healthFigures, type SignatureRow } from './HealthSignature.js';
+import { regionCapacityShare } from './RegionSlice.js';
 import { shiftInput, type ShiftInput, type ShiftPlan, type ShiftRegion } from './ShiftPlan.js';
 
 export type ShiftRow = SignatureRow & { instanceId: string; demand: Record<string, number> };
@@ -56,7 +57,7 @@ export function regionShiftInput(rows: readonly ShiftRow[], ctx: RegionShiftCont
     return {
       region,
       errorRate,
-      capacityPerSec: totalLive > 0 ? (quota * list.length) / totalLive : 0,
+      capacityPerSec: quota * regionCapacityShare(list.length, totalLive),
       loadPerSec,
       gatesHold: errorRate <= ctx.maxReceiverErrorRate,
     };
