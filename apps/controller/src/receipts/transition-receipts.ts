@@ -3,7 +3,13 @@
 // formed it (the leaf commits to it). Called by BreakerStateService.transition, the one writer.
 import { Injectable } from '@nestjs/common';
 import type { BreakerDecision } from '@recloser/control';
-import type { DsseEnvelope, GateThresholds, IdentityMode } from '@recloser/core';
+import {
+  type DsseEnvelope,
+  type GateThresholds,
+  type IdentityMode,
+  keptSignedEpoch,
+  signedEpoch,
+} from '@recloser/core';
 import { PoolsService } from '../pools/pools.service.js';
 import type { EntityManager } from 'typeorm';
 import type { TransitionEntity } from '../transitions/transition.entity.js';
@@ -54,19 +60,27 @@ export class TransitionReceipts {
     await this.log.append(manager, breaker, rows, { certificate, gateThresholds });
   }
 
-  /** The formers' latest signed verdicts, those signed in the epoch the breaker opens from. */
+  /**
+   * The formers' latest signed verdicts on this breaker, those signed in the epoch it opens from or
+   * within grace of it (core signedEpoch: the same rule that kept them at the heartbeat).
+   */
   private async signedVerdicts(
     manager: EntityManager,
-    breaker: { group: string; dependency: string },
+    breaker: { id: string; group: string; dependency: string },
     formedBy: readonly string[],
     epoch: number,
   ): Promise<Map<string, { envelope: DsseEnvelope; keyId: string }>> {
     if (formedBy.length === 0) return new Map();
     const rows = (await manager.query(
-      `SELECT instance_id, key_id, envelope FROM signed_verdicts
-       WHERE group_name = $1 AND dependency = $2 AND epoch = $3 AND instance_id = ANY($4::text[])`,
-      [breaker.group, breaker.dependency, epoch, [...formedBy]],
-    )) as { instance_id: string; key_id: string; envelope: DsseEnvelope }[];
-    return new Map(rows.map((r) => [r.instance_id, { envelope: r.envelope, keyId: r.key_id }]));
+      `SELECT instance_id, key_id, envelope, epoch FROM signed_verdicts
+       WHERE group_name = $1 AND dependency = $2 AND instance_id = ANY($3::text[])
+         AND (breaker_id = $4 OR breaker_id IS NULL)`,
+      [breaker.group, breaker.dependency, [...formedBy], breaker.id],
+    )) as { instance_id: string; key_id: string; envelope: DsseEnvelope; epoch: number }[];
+    return new Map(
+      rows
+        .filter((r) => keptSignedEpoch(signedEpoch(r.epoch, epoch)))
+        .map((r) => [r.instance_id, { envelope: r.envelope, keyId: r.key_id }]),
+    );
   }
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type BreakerPlan,
   type BreakerVerdict,
+  epochRefusal,
   openEnvelope,
   PAYLOAD_TYPES,
   type ReceiptCrypto,
@@ -95,5 +96,33 @@ describe('VerdictSigner (fake transport)', () => {
     await signer.signOpen(second);
     expect(registered).toHaveLength(1);
     expect(second[0]!.envelope?.signatures[0]?.keyid).toBe('ik-test');
+  });
+
+  it('takes the breaker’s epoch from a refusal for a signed verdict’s epoch (core epochRefusal) and signs it next', async () => {
+    const { t, registered } = fakeTransport();
+    const signer = new VerdictSigner('w1', 'g', t);
+    signer.learnEpochs([
+      { dependency: 'a', global: { epoch: 2 } },
+      { dependency: 'b', global: { epoch: 2 } },
+    ] as unknown as BreakerPlan[]);
+    const sent = [v('a', 'open'), v('b', 'open')];
+    const message = `POST /v1/heartbeats: 409 ${epochRefusal('breakers.1.envelope', 2, 5)}`;
+    expect(signer.refused(message, sent)).toBe(true);
+    expect(
+      signer.refused(
+        'POST /v1/heartbeats: 409 breakers.0.envelope: sequence number 1 was already used',
+        sent,
+      ),
+    ).toBe(false);
+    const next = [v('a', 'open'), v('b', 'open')];
+    await signer.signOpen(next);
+    const key = new Map([['ik-test', new Uint8Array(Buffer.from(registered[0]!.publicKey, 'base64'))]]);
+    const epochOf = (i: number) =>
+      (
+        openEnvelope(next[i]!.envelope!, PAYLOAD_TYPES.verdict, key, crypto) as {
+          statement: { epoch: number };
+        }
+      ).statement.epoch;
+    expect([epochOf(0), epochOf(1)]).toEqual([2, 5]);
   });
 });

@@ -5,6 +5,7 @@ import { collapsedSuccessRate, failedGates, type GateFigures } from '../ramp/Gat
 import { isLocallyOpen, quorumThreshold } from '../quorum/Quorum.js';
 import { fromBasisPoints } from './Canonical.js';
 import type { LogEntryStatement, QuorumCertificate, VerdictStatement } from './Statements.js';
+import { EPOCH_GRACE, keptSignedEpoch, signedEpoch } from './VerdictIdentity.js';
 
 /** Null when the arithmetic holds, else what is wrong. Signed verdicts are checked by the caller. */
 export function quorumCertificateProblem(c: QuorumCertificate): string | null {
@@ -31,7 +32,7 @@ export function quorumCertificateProblem(c: QuorumCertificate): string | null {
   return null;
 }
 
-/** A signed verdict as its certificate uses it: the same instance, breaker and epoch, locally open. */
+/** A signed verdict as its certificate uses it: the same instance and breaker, its epoch, locally open. */
 export function certifiedVerdictProblem(
   c: QuorumCertificate,
   instanceId: string,
@@ -42,8 +43,10 @@ export function certifiedVerdictProblem(
   if (v.group !== c.group || v.dependency !== c.dependency)
     return `verdict of ${instanceId} is about another breaker`;
   if (!isLocallyOpen(v.state)) return `verdict of ${instanceId} is not locally open (${v.state})`;
-  if (v.epoch !== c.epoch - 1)
-    return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${c.epoch - 1} (a replay)`;
+  // signed in the epoch the breaker opened from, or within grace of it (core signedEpoch)
+  const from = c.epoch - 1;
+  if (!keptSignedEpoch(signedEpoch(v.epoch, from)))
+    return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${from}${from > 0 ? ` or within ${EPOCH_GRACE} epoch before it` : ''} (a replay)`;
   return null;
 }
 
