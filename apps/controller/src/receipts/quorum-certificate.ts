@@ -1,5 +1,5 @@
-// The certificate of a global OPEN by quorum, from the live rows the decision read under the
-// breaker's lock: L and its digest, K, the policy, and the verdicts of the instances that formed it
+// The certificate of a global OPEN (or a region_open) by quorum, from the live rows the decision read
+// under the breaker's lock (a region's: its region's rows): L and its digest, K, the policy, and the verdicts of the instances that formed it
 // (their signed envelopes where they signed, else marked unsigned).
 import {
   type CertifiedVerdict,
@@ -27,6 +27,8 @@ export interface CertificateInput {
   threshold: number;
   policy: QuorumPolicy;
   identity: IdentityMode;
+  /** a region_open: the region, its group breaker and that breaker's epoch (the verdicts') */
+  region?: QuorumCertificate['region'];
 }
 
 export function quorumCertificate(input: CertificateInput): QuorumCertificate {
@@ -53,6 +55,7 @@ export function quorumCertificate(input: CertificateInput): QuorumCertificate {
     policy: policyOf(input.policy),
     identity: input.identity,
     verdicts,
+    ...(input.region ? { region: input.region } : {}),
   });
 }
 

@@ -1,6 +1,6 @@
 // What a committed transition leaves for provability, in its own transaction: a log leaf per
-// transition row, and for an OPEN by quorum the controller-signed certificate of the verdicts that
-// formed it (the leaf commits to it). Called by BreakerStateService.transition, the one writer.
+// transition row, and for an OPEN by quorum (a group's, or a region's: region_open) the
+// controller-signed certificate of the verdicts that formed it (the leaf commits to it). Called by BreakerStateService.transition, the one writer.
 import { Injectable } from '@nestjs/common';
 import type { BreakerDecision } from '@recloser/control';
 import {
@@ -27,7 +27,7 @@ export class TransitionReceipts {
 
   async record(
     manager: EntityManager,
-    breaker: { id: string; group: string; dependency: string },
+    breaker: { id: string; group: string; dependency: string; scopeKind?: string; region?: string | null },
     decision: BreakerDecision,
     rows: readonly TransitionEntity[],
     now: number,
@@ -39,7 +39,16 @@ export class TransitionReceipts {
       const [group] = (await manager.query(`SELECT identity FROM fleet_groups WHERE group_name = $1`, [
         breaker.group,
       ])) as { identity: IdentityMode }[];
-      const signed = await this.signedVerdicts(manager, breaker, decision.formedBy ?? [], opening.epoch - 1);
+      // a region_open: its instances followed the group's breaker (their own was closed) and signed
+      // its epoch; a global OPEN's signed the epoch the breaker opens from
+      const region = breaker.scopeKind === 'region' ? await this.regionOf(manager, breaker) : null;
+      const signed = await this.signedVerdicts(
+        manager,
+        breaker,
+        region?.groupBreakerId ?? breaker.id,
+        decision.formedBy ?? [],
+        region?.signedIn ?? opening.epoch - 1,
+      );
       const cert = quorumCertificate({
         breaker,
         epoch: opening.epoch,
@@ -49,6 +58,7 @@ export class TransitionReceipts {
         threshold: decision.quorum.threshold,
         policy: decision.basis.policy,
         identity: group?.identity ?? 'off',
+        ...(region ? { region } : {}),
       });
       certificate = signCertificate(cert, await this.keys.active());
     }
@@ -60,13 +70,26 @@ export class TransitionReceipts {
     await this.log.append(manager, breaker, rows, { certificate, gateThresholds });
   }
 
+  /** A region breaker's region, its group breaker and that one's epoch now (it is CLOSED: no lock needed). */
+  private async regionOf(
+    manager: EntityManager,
+    breaker: { group: string; dependency: string; region?: string | null },
+  ): Promise<{ region: string; groupBreakerId: string; signedIn: number } | null> {
+    const [g] = (await manager.query(
+      `SELECT id, epoch FROM breakers WHERE group_name = $1 AND dependency = $2 AND scope_kind = 'group'`,
+      [breaker.group, breaker.dependency],
+    )) as { id: string; epoch: number }[];
+    return g && breaker.region ? { region: breaker.region, groupBreakerId: g.id, signedIn: g.epoch } : null;
+  }
+
   /**
-   * The formers' latest signed verdicts on this breaker, those signed in the epoch it opens from or
-   * within grace of it (core signedEpoch: the same rule that kept them at the heartbeat).
+   * The formers' latest verdicts signed on `signedOn` (the breaker whose epoch they name), those
+   * signed in `epoch` or within grace of it (core signedEpoch: the rule that kept them at the heartbeat).
    */
   private async signedVerdicts(
     manager: EntityManager,
-    breaker: { id: string; group: string; dependency: string },
+    breaker: { group: string; dependency: string },
+    signedOn: string,
     formedBy: readonly string[],
     epoch: number,
   ): Promise<Map<string, { envelope: DsseEnvelope; keyId: string }>> {
@@ -75,7 +98,7 @@ export class TransitionReceipts {
       `SELECT instance_id, key_id, envelope, epoch FROM signed_verdicts
        WHERE group_name = $1 AND dependency = $2 AND instance_id = ANY($3::text[])
          AND (breaker_id = $4 OR breaker_id IS NULL)`,
-      [breaker.group, breaker.dependency, [...formedBy], breaker.id],
+      [breaker.group, breaker.dependency, [...formedBy], signedOn],
     )) as { instance_id: string; key_id: string; envelope: DsseEnvelope; epoch: number }[];
     return new Map(
       rows

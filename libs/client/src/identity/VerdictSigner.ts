@@ -16,14 +16,18 @@ export class VerdictSigner {
     private readonly transport: Transport,
   ) {}
 
-  /** Adds an envelope to each locally open verdict whose breaker's epoch is known. */
+  /**
+   * Adds an envelope to each locally open verdict, signed in its breaker's epoch as the last plan
+   * (or refusal) told it; 0 before any did (the statement's rule): a group that requires signatures
+   * takes it while the breaker has not moved, else refuses naming the epoch, which is signed next.
+   */
   async signOpen(verdicts: BreakerVerdict[], signal?: AbortSignal): Promise<void> {
     if (!verdicts.some((v) => isLocallyOpen(v.state))) return; // closed verdicts change no decision
     const identity = await this.registered(signal);
     if (!identity) return;
     for (const v of verdicts) {
-      const epoch = this.epochs.get(v.dependency);
-      if (!isLocallyOpen(v.state) || epoch === undefined) continue;
+      if (!isLocallyOpen(v.state)) continue;
+      const epoch = this.epochs.get(v.dependency) ?? 0;
       const envelope = identity.sign(this.instanceId, this.group, v, epoch);
       if (envelope) v.envelope = envelope;
     }

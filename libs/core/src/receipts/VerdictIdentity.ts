@@ -87,16 +87,15 @@ export function keptSignedEpoch(when: SignedEpoch): when is 'current' | 'grace' 
 /**
  * The breaker whose epoch a signed verdict names, among those the instance may have followed when
  * it signed — the one it follows now first, then the other (its group's or its region's: core
- * followedScope switches between them as a region opens or closes): the first where the epoch is
- * current, else the first where it is within grace. Else refused, judged against the first.
+ * followedScope switches between them as a region opens or closes): the first that keeps it
+ * (current or within grace). Else refused, judged against the first.
  */
 export function signedBreaker<B extends { epoch: number }>(
   signedIn: number,
   candidates: readonly B[],
 ): { breaker: B | null; when: SignedEpoch; current: number } {
   const judged = candidates.map((breaker) => ({ breaker, when: signedEpoch(signedIn, breaker.epoch) }));
-  const kept = judged.find((j) => j.when === 'current') ?? judged.find((j) => j.when === 'grace');
-  const chosen = kept ?? judged[0];
+  const chosen = judged.find((j) => keptSignedEpoch(j.when)) ?? judged[0];
   if (!chosen) return { breaker: null, when: signedEpoch(signedIn, 0), current: 0 }; // no breaker yet: epoch 0
   return { breaker: chosen.breaker, when: chosen.when, current: chosen.breaker.epoch };
 }

@@ -47,6 +47,10 @@ export interface Fixture {
     rampFailed?: string[];
     threshold?: number;
     extraLeaves?: number;
+    /** fields of the certificate as the controller signs it (a region's: `region`) */
+    certificate?: Partial<QuorumCertificate>;
+    /** figures of the opening entry beside its quorum figures (a region's: scope and regional) */
+    openingFigures?: Record<string, unknown>;
   }): Bundle;
 }
 
@@ -94,6 +98,7 @@ export function fixture(): Fixture {
       policy: { fractionBps: toBasisPoints(0.5), minOpen: 2 },
       identity: 'optional',
       verdicts,
+      ...over.certificate,
     };
     const certEnvelope = signEnvelope(PAYLOAD_TYPES.quorumCertificate, cert, controller);
     const base = {
@@ -115,7 +120,7 @@ export function fixture(): Fixture {
         epoch: 1,
         actor: 'quorum',
         reason: 'quorum: 7 of 10',
-        figures: { quorum: { open: 7, live: 10, threshold: over.threshold ?? 5 } },
+        figures: { quorum: { open: 7, live: 10, threshold: over.threshold ?? 5 }, ...over.openingFigures },
         formedBy: open,
         at: '2026-12-03T09:00:00.000Z',
         certificate: envelopeDigest(H, certEnvelope),
