@@ -121,11 +121,6 @@ describe('every transition kind is a leaf with its figures', () => {
     }
     const entries = bundle.entries.map((b) => b.entry);
     const kinds = entries.map((e) => `${e.actor}:${e.from}>${e.to}`);
-    console.log(
-      kinds.join(' '),
-      entries.map((e) => (e.figures as any).gates?.outcome ?? (e.figures as any).level ?? '-').join(' '),
-      entries.map((e) => (e.figures as any).level ?? '-').join(' '),
-    );
 
     // opened: the quorum figures, and the certificate the leaf commits to
     const opened = entries.find((e) => e.actor === 'quorum' && e.to === 'open')!;
