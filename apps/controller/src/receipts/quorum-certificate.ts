@@ -22,7 +22,12 @@ export interface CertificateInput {
   epoch: number;
   at: number;
   /** the live rows the decision counted */
-  rows: readonly (VerdictRow & { envelope?: DsseEnvelope | null; keyId?: string | null })[];
+  rows: readonly (VerdictRow & {
+    envelope?: DsseEnvelope | null;
+    keyId?: string | null;
+    /** signed while the instance followed its region's breaker: that one and its epoch */
+    followed?: { breakerId: string; epoch: number };
+  })[];
   formedBy: readonly string[];
   threshold: number;
   policy: QuorumPolicy;
@@ -35,9 +40,10 @@ export function quorumCertificate(input: CertificateInput): QuorumCertificate {
   const byId = new Map(input.rows.map((r) => [r.instanceId, r]));
   const verdicts: CertifiedVerdict[] = [...input.formedBy].sort().map((id) => {
     const r = byId.get(id)!;
-    return r.envelope && r.keyId
-      ? { instanceId: id, signed: true, keyId: r.keyId, envelope: r.envelope }
-      : { instanceId: id, signed: false, state: r.state, evidence: r.evidence };
+    if (!r.envelope || !r.keyId)
+      return { instanceId: id, signed: false, state: r.state, evidence: r.evidence };
+    const signed = { instanceId: id, signed: true as const, keyId: r.keyId, envelope: r.envelope };
+    return r.followed ? { ...signed, followed: r.followed } : signed;
   });
   return wellFormed({
     type: 'recloser.quorum-certificate/v1',

@@ -48,6 +48,7 @@ export class TransitionReceipts {
         region?.groupBreakerId ?? breaker.id,
         decision.formedBy ?? [],
         region?.signedIn ?? opening.epoch - 1,
+        breaker.scopeKind !== 'region',
       );
       const cert = quorumCertificate({
         breaker,
@@ -83,8 +84,10 @@ export class TransitionReceipts {
   }
 
   /**
-   * The formers' latest verdicts signed on `signedOn` (the breaker whose epoch they name), those
-   * signed in `epoch` or within grace of it (core signedEpoch: the rule that kept them at the heartbeat).
+   * The formers' latest verdicts signed on `signedOn` (the breaker whose epoch they name) in `epoch`
+   * or within grace of it (core signedEpoch: the rule that kept them at the heartbeat). For a global
+   * OPEN (`ownRegions`), also those signed on a region breaker of the group, which their instances
+   * followed: judged by that breaker's epoch now, and certified with it (`followed`).
    */
   private async signedVerdicts(
     manager: EntityManager,
@@ -92,18 +95,41 @@ export class TransitionReceipts {
     signedOn: string,
     formedBy: readonly string[],
     epoch: number,
-  ): Promise<Map<string, { envelope: DsseEnvelope; keyId: string }>> {
+    ownRegions: boolean,
+  ): Promise<
+    Map<string, { envelope: DsseEnvelope; keyId: string; followed?: { breakerId: string; epoch: number } }>
+  > {
     if (formedBy.length === 0) return new Map();
     const rows = (await manager.query(
-      `SELECT instance_id, key_id, envelope, epoch FROM signed_verdicts
-       WHERE group_name = $1 AND dependency = $2 AND instance_id = ANY($3::text[])
-         AND (breaker_id = $4 OR breaker_id IS NULL)`,
-      [breaker.group, breaker.dependency, [...formedBy], signedOn],
-    )) as { instance_id: string; key_id: string; envelope: DsseEnvelope; epoch: number }[];
-    return new Map(
-      rows
-        .filter((r) => keptSignedEpoch(signedEpoch(r.epoch, epoch)))
-        .map((r) => [r.instance_id, { envelope: r.envelope, keyId: r.key_id }]),
-    );
+      `SELECT s.instance_id, s.key_id, s.envelope, s.epoch, s.breaker_id, r.epoch AS region_epoch
+       FROM signed_verdicts s
+       LEFT JOIN breakers r ON r.id = s.breaker_id AND r.scope_kind = 'region'
+         AND r.group_name = s.group_name AND r.dependency = s.dependency
+       WHERE s.group_name = $1 AND s.dependency = $2 AND s.instance_id = ANY($3::text[])`,
+      [breaker.group, breaker.dependency, [...formedBy]],
+    )) as {
+      instance_id: string;
+      key_id: string;
+      envelope: DsseEnvelope;
+      epoch: number;
+      breaker_id: string | null;
+      region_epoch: number | null;
+    }[];
+    const kept = new Map<
+      string,
+      { envelope: DsseEnvelope; keyId: string; followed?: { breakerId: string; epoch: number } }
+    >();
+    for (const r of rows) {
+      const signed = { envelope: r.envelope, keyId: r.key_id };
+      if (r.breaker_id === null || r.breaker_id === signedOn) {
+        if (keptSignedEpoch(signedEpoch(r.epoch, epoch))) kept.set(r.instance_id, signed);
+      } else if (
+        ownRegions &&
+        r.region_epoch !== null &&
+        keptSignedEpoch(signedEpoch(r.epoch, r.region_epoch))
+      )
+        kept.set(r.instance_id, { ...signed, followed: { breakerId: r.breaker_id, epoch: r.region_epoch } });
+    }
+    return kept;
   }
 }

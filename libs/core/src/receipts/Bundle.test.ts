@@ -113,6 +113,22 @@ describe('verifyBundle', () => {
     );
   });
 
+  it('a global OPEN’s verdict signed while its instance followed its region’s breaker is judged by that breaker’s epoch', () => {
+    const R = '00000000-0000-4000-8000-00000000000b';
+    const followed = { breakerId: R, epoch: 5 };
+    expect(verifyBundle(fx.build({ verdict: { epoch: 5 }, followed }), nodeCrypto, { pinned })).toMatchObject(
+      {
+        ok: true,
+      },
+    );
+    expect(verifyBundle(fx.build({ verdict: { epoch: 4 }, followed }), nodeCrypto, { pinned }).ok).toBe(true);
+    expect(failure(fx.build({ verdict: { epoch: 0 }, followed }), { pinned })).toMatch(
+      /verdict of r0 was signed in epoch 0, not 5 of its region's breaker .* \(a replay\)/,
+    );
+    // without it, the same verdict is a replay against the certificate's own epoch
+    expect(failure(fx.build({ verdict: { epoch: 5 } }), { pinned })).toMatch(/signed in epoch 5, not 0/);
+  });
+
   describe('a region_open’s certificate', () => {
     const G = '00000000-0000-4000-8000-00000000000a';
     const region = (over: Parameters<typeof fx.build>[0] = {}) =>

@@ -45,17 +45,21 @@ export function certifiedVerdictProblem(
   c: QuorumCertificate,
   instanceId: string,
   v: VerdictStatement,
+  followed?: { breakerId: string; epoch: number },
 ): string | null {
   if (v.type !== 'recloser.verdict/v1') return `verdict of ${instanceId} is not a verdict statement`;
   if (v.instanceId !== instanceId) return `verdict listed for ${instanceId} was signed for ${v.instanceId}`;
   if (v.group !== c.group || v.dependency !== c.dependency)
     return `verdict of ${instanceId} is about another breaker`;
   if (!isLocallyOpen(v.state)) return `verdict of ${instanceId} is not locally open (${v.state})`;
-  // signed in the epoch the breaker opened from (a region's: its group breaker's), or within grace
-  // of it (core signedEpoch)
-  const from = certifiedEpoch(c);
+  // signed in the epoch the breaker opened from (a region's: its group breaker's; a verdict of an
+  // instance that followed its region's breaker: that one's), or within grace of it (core signedEpoch)
+  if (followed && (c.region || !Number.isInteger(followed.epoch) || followed.epoch < 0))
+    return `verdict of ${instanceId} names a followed breaker where none can be`;
+  const from = followed?.epoch ?? certifiedEpoch(c);
+  const of = followed ? ` of its region's breaker ${followed.breakerId}` : '';
   if (!keptSignedEpoch(signedEpoch(v.epoch, from)))
-    return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${from}${from > 0 ? ` or within ${EPOCH_GRACE} epoch before it` : ''} (a replay)`;
+    return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${from}${of}${from > 0 ? ` or within ${EPOCH_GRACE} epoch before it` : ''} (a replay)`;
   return null;
 }
 

@@ -25,7 +25,18 @@ export interface VerdictStatement {
 
 /** One verdict inside a certificate: signed (its envelope) or, where the group allows, unsigned. */
 export type CertifiedVerdict =
-  | { instanceId: string; signed: true; keyId: string; envelope: import('./Dsse.js').DsseEnvelope }
+  | {
+      instanceId: string;
+      signed: true;
+      keyId: string;
+      envelope: import('./Dsse.js').DsseEnvelope;
+      /**
+       * A global OPEN's verdict signed while its instance followed its region's breaker (open in its
+       * region while the group's was closed): that breaker and its epoch when the certificate was
+       * made, which the verdict's epoch is judged against instead of the certificate's.
+       */
+      followed?: { breakerId: string; epoch: number };
+    }
   | { instanceId: string; signed: false; state: ReportedState; evidence: Evidence };
 
 /** The controller's certificate of a global OPEN or a region_open (DSSE payload, PAYLOAD_TYPES.quorumCertificate). */

@@ -49,6 +49,8 @@ export interface Fixture {
     extraLeaves?: number;
     /** fields of the certificate as the controller signs it (a region's: `region`) */
     certificate?: Partial<QuorumCertificate>;
+    /** r0's verdict was signed while it followed its region's breaker (in that breaker's epoch) */
+    followed?: { breakerId: string; epoch: number };
     /** figures of the opening entry beside its quorum figures (a region's: scope and regional) */
     openingFigures?: Record<string, unknown>;
   }): Bundle;
@@ -82,6 +84,7 @@ export function fixture(): Fixture {
             signed: true,
             keyId: instance.keyId,
             envelope: signedVerdict(over.verdictSigner ?? instance, over.verdict),
+            ...(over.followed ? { followed: over.followed } : {}),
           }
         : { instanceId: id, signed: false, state: 'open', evidence: EVIDENCE },
     );
