@@ -10,6 +10,7 @@ import { Webhooks1765100000000 } from './1765100000000-Webhooks.js';
 import { OperatorLog1765100600000 } from './1765100600000-OperatorLog.js';
 import { Ledger1765300000000 } from './1765300000000-Ledger.js';
 import { TransparencyLog1765500000000 } from './1765500000000-TransparencyLog.js';
+import { SignedVerdictBreaker1765560000000 } from './1765560000000-SignedVerdictBreaker.js';
 import { RegionShifts1765600000000 } from './1765600000000-RegionShifts.js';
 
 export const migrations = [
@@ -24,5 +25,6 @@ export const migrations = [
   OperatorLog1765100600000,
   Ledger1765300000000,
   TransparencyLog1765500000000,
+  SignedVerdictBreaker1765560000000,
   RegionShifts1765600000000,
 ];

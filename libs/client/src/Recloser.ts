@@ -275,6 +275,9 @@ export class Recloser {
     try {
       response = await this.transport.heartbeat(request, this.aborter.signal);
     } catch (error) {
+      // refused for a signed verdict's epoch: the next heartbeat signs the epoch the refusal names
+      if (this.signer && error instanceof TransportError && error.status === 409)
+        this.signer.refused(error.message, request.breakers);
       // close() aborted the request: that is not the controller going away
       if (!this.closed) this.setReachable(false, error);
       return { reachable: false, request, response: null, error };

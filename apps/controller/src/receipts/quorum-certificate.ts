@@ -1,5 +1,5 @@
-// The certificate of a global OPEN by quorum, from the live rows the decision read under the
-// breaker's lock: L and its digest, K, the policy, and the verdicts of the instances that formed it
+// The certificate of a global OPEN (or a region_open) by quorum, from the live rows the decision read
+// under the breaker's lock (a region's: its region's rows): L and its digest, K, the policy, and the verdicts of the instances that formed it
 // (their signed envelopes where they signed, else marked unsigned).
 import {
   type CertifiedVerdict,
@@ -22,20 +22,28 @@ export interface CertificateInput {
   epoch: number;
   at: number;
   /** the live rows the decision counted */
-  rows: readonly (VerdictRow & { envelope?: DsseEnvelope | null; keyId?: string | null })[];
+  rows: readonly (VerdictRow & {
+    envelope?: DsseEnvelope | null;
+    keyId?: string | null;
+    /** signed while the instance followed its region's breaker: that one and its epoch */
+    followed?: { breakerId: string; epoch: number };
+  })[];
   formedBy: readonly string[];
   threshold: number;
   policy: QuorumPolicy;
   identity: IdentityMode;
+  /** a region_open: the region, its group breaker and that breaker's epoch (the verdicts') */
+  region?: QuorumCertificate['region'];
 }
 
 export function quorumCertificate(input: CertificateInput): QuorumCertificate {
   const byId = new Map(input.rows.map((r) => [r.instanceId, r]));
   const verdicts: CertifiedVerdict[] = [...input.formedBy].sort().map((id) => {
     const r = byId.get(id)!;
-    return r.envelope && r.keyId
-      ? { instanceId: id, signed: true, keyId: r.keyId, envelope: r.envelope }
-      : { instanceId: id, signed: false, state: r.state, evidence: r.evidence };
+    if (!r.envelope || !r.keyId)
+      return { instanceId: id, signed: false, state: r.state, evidence: r.evidence };
+    const signed = { instanceId: id, signed: true as const, keyId: r.keyId, envelope: r.envelope };
+    return r.followed ? { ...signed, followed: r.followed } : signed;
   });
   return wellFormed({
     type: 'recloser.quorum-certificate/v1',
@@ -53,6 +61,7 @@ export function quorumCertificate(input: CertificateInput): QuorumCertificate {
     policy: policyOf(input.policy),
     identity: input.identity,
     verdicts,
+    ...(input.region ? { region: input.region } : {}),
   });
 }
 

@@ -1,9 +1,10 @@
 // Instance identity: keys registered under a fleet key, and the signed verdicts heartbeats carry.
 // A signed verdict is checked before the heartbeat is recorded (registered key of this instance and
 // group, signature over PAE, the statement is the verdict sent beside it, a sequence number above
-// every one seen for the key, not a future epoch) and, signed in the breaker's current epoch, kept as the instance's latest signed
-// verdict on that breaker, which a quorum certificate then carries. Routine heartbeats (nothing
-// signed, nothing locally open) skip all of it.
+// every one seen for the key, signed in the epoch of a breaker the instance follows or within one
+// epoch of grace of it: core signedBreaker) and kept as the instance's latest signed verdict on that
+// breaker, which a quorum certificate then carries. Routine heartbeats (nothing signed, nothing
+// locally open) skip all of it.
 import { BadRequestException, ConflictException, ForbiddenException, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
@@ -16,7 +17,11 @@ import {
   isLocallyOpen,
   openEnvelope,
   PAYLOAD_TYPES,
-  signedEpoch,
+  signedBreaker,
+  epochRefusal,
+  followedScope,
+  type GlobalState,
+  keptSignedEpoch,
   statementEvidence,
   toHex,
   verdictStatement,
@@ -155,16 +160,13 @@ export class VerdictIdentityService {
       );
     if (!Number.isSafeInteger(v.seq) || v.seq < 0 || !Number.isSafeInteger(v.epoch) || v.epoch < 0)
       throw new BadRequestException(`${field}: seq and epoch must be integers ≥ 0`);
-    const [breaker] = (await this.db.query(
-      `SELECT epoch FROM breakers WHERE group_name = $1 AND dependency = $2 AND scope_kind = 'group'`,
-      [dto.group, b.dependency],
-    )) as { epoch: number }[];
-    const epoch = breaker?.epoch ?? 0;
-    const when = signedEpoch(v.epoch, epoch);
-    if (when === 'future')
-      throw new ConflictException(
-        `${field}: signed for epoch ${v.epoch} but the breaker is in epoch ${epoch}`,
-      );
+    // the breaker whose epoch it names: the one the instance follows, or the other it followed a
+    // moment ago (core signedBreaker); within a grace of one epoch it is kept, else refused
+    const { breaker, when, current } = signedBreaker(
+      v.epoch,
+      await this.followable(dto.group, b.dependency, dto.region),
+    );
+    if (!keptSignedEpoch(when)) throw new ConflictException(epochRefusal(field, v.epoch, current));
     // a CTE so the driver answers rows (an UPDATE alone answers [rows, count])
     const advanced = (await this.db.query(
       `WITH u AS (UPDATE instance_keys SET last_seq = $2 WHERE key_id = $1 AND last_seq < $2 RETURNING key_id) SELECT key_id FROM u`,
@@ -174,14 +176,45 @@ export class VerdictIdentityService {
       throw new ConflictException(
         `${field}: sequence number ${v.seq} was already used by key ${keyId} (a replayed verdict)`,
       );
-    if (when === 'stale') return; // the heartbeat stands; the signature certifies nothing now
+    // kept for certificates, current or within grace; never over a later epoch of the same breaker
     await this.db.query(
-      `INSERT INTO signed_verdicts (group_name, dependency, instance_id, key_id, seq, epoch, envelope)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO signed_verdicts (group_name, dependency, instance_id, key_id, seq, epoch, envelope, breaker_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
        ON CONFLICT (group_name, dependency, instance_id) DO UPDATE
-       SET key_id = EXCLUDED.key_id, seq = EXCLUDED.seq, epoch = EXCLUDED.epoch, envelope = EXCLUDED.envelope, signed_at = now()`,
-      [dto.group, b.dependency, dto.instanceId, keyId, v.seq, v.epoch, JSON.stringify(envelope)],
+       SET key_id = EXCLUDED.key_id, seq = EXCLUDED.seq, epoch = EXCLUDED.epoch, envelope = EXCLUDED.envelope,
+           breaker_id = EXCLUDED.breaker_id, signed_at = now()
+       WHERE signed_verdicts.breaker_id IS DISTINCT FROM EXCLUDED.breaker_id OR signed_verdicts.epoch <= EXCLUDED.epoch`,
+      [
+        dto.group,
+        b.dependency,
+        dto.instanceId,
+        keyId,
+        v.seq,
+        v.epoch,
+        JSON.stringify(envelope),
+        breaker?.id ?? null,
+      ],
     );
+  }
+
+  /**
+   * The breakers an instance of `region` may have signed a verdict on `dependency` for: the one it
+   * follows now first (core followedScope), then the other of its group's and its region's.
+   */
+  private async followable(
+    group: string,
+    dependency: string,
+    region: string,
+  ): Promise<{ id: string; epoch: number }[]> {
+    const rows = (await this.db.query(
+      `SELECT id, epoch, state, scope_kind FROM breakers WHERE group_name = $1 AND dependency = $2
+         AND (scope_kind = 'group' OR (scope_kind = 'region' AND scope_value = $3))`,
+      [group, dependency, region],
+    )) as { id: string; epoch: number; state: GlobalState; scope_kind: string }[];
+    const g = rows.find((r) => r.scope_kind === 'group');
+    const r = rows.find((x) => x.scope_kind === 'region');
+    const ordered = followedScope(g?.state ?? 'closed', r?.state ?? null) === 'region' ? [r, g] : [g, r];
+    return ordered.filter((x) => x !== undefined).map((x) => ({ id: x.id, epoch: x.epoch }));
   }
 
   /** A registered key (keys never change once registered, so each replica keeps them). */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type BreakerPlan,
   type BreakerVerdict,
+  epochRefusal,
   openEnvelope,
   PAYLOAD_TYPES,
   type ReceiptCrypto,
@@ -57,8 +58,11 @@ function fakeTransport(fail = 0) {
   return { t, registered };
 }
 
+const keyOf = (registered: { publicKey: string }[]) =>
+  new Map([['ik-test', new Uint8Array(Buffer.from(registered[0]!.publicKey, 'base64'))]]);
+
 describe('VerdictSigner (fake transport)', () => {
-  it('signs only locally open verdicts of breakers whose epoch a plan told, with growing sequence numbers', async () => {
+  it('signs only locally open verdicts, in the epoch a plan told (0 before one did), with growing sequence numbers', async () => {
     const { t, registered } = fakeTransport();
     const signer = new VerdictSigner('w1', 'g', t);
     const closedOnly = [v('a', 'closed')];
@@ -68,9 +72,15 @@ describe('VerdictSigner (fake transport)', () => {
     const round = [v('a', 'open'), v('b', 'open'), v('c', 'closed')];
     await signer.signOpen(round);
     expect(registered).toHaveLength(1);
-    expect(round[1]!.envelope).toBeUndefined(); // epoch of b unknown yet
+    // no plan told b's epoch yet: signed in epoch 0 (the statement's rule before it heard)
+    expect(openEnvelope(round[1]!.envelope!, PAYLOAD_TYPES.verdict, keyOf(registered), crypto)).toMatchObject(
+      {
+        ok: true,
+        statement: { dependency: 'b', epoch: 0, seq: 2 },
+      },
+    );
     expect(round[2]!.envelope).toBeUndefined();
-    const key = new Map([['ik-test', new Uint8Array(Buffer.from(registered[0]!.publicKey, 'base64'))]]);
+    const key = keyOf(registered);
     const opened = openEnvelope(round[0]!.envelope!, PAYLOAD_TYPES.verdict, key, crypto);
     expect(opened).toMatchObject({
       ok: true,
@@ -80,7 +90,7 @@ describe('VerdictSigner (fake transport)', () => {
     await signer.signOpen(next);
     expect(openEnvelope(next[0]!.envelope!, PAYLOAD_TYPES.verdict, key, crypto)).toMatchObject({
       ok: true,
-      statement: { seq: 2 },
+      statement: { seq: 3 },
     });
   });
 
@@ -95,5 +105,33 @@ describe('VerdictSigner (fake transport)', () => {
     await signer.signOpen(second);
     expect(registered).toHaveLength(1);
     expect(second[0]!.envelope?.signatures[0]?.keyid).toBe('ik-test');
+  });
+
+  it('takes the breaker’s epoch from a refusal for a signed verdict’s epoch (core epochRefusal) and signs it next', async () => {
+    const { t, registered } = fakeTransport();
+    const signer = new VerdictSigner('w1', 'g', t);
+    signer.learnEpochs([
+      { dependency: 'a', global: { epoch: 2 } },
+      { dependency: 'b', global: { epoch: 2 } },
+    ] as unknown as BreakerPlan[]);
+    const sent = [v('a', 'open'), v('b', 'open')];
+    const message = `POST /v1/heartbeats: 409 ${epochRefusal('breakers.1.envelope', 2, 5)}`;
+    expect(signer.refused(message, sent)).toBe(true);
+    expect(
+      signer.refused(
+        'POST /v1/heartbeats: 409 breakers.0.envelope: sequence number 1 was already used',
+        sent,
+      ),
+    ).toBe(false);
+    const next = [v('a', 'open'), v('b', 'open')];
+    await signer.signOpen(next);
+    const key = new Map([['ik-test', new Uint8Array(Buffer.from(registered[0]!.publicKey, 'base64'))]]);
+    const epochOf = (i: number) =>
+      (
+        openEnvelope(next[i]!.envelope!, PAYLOAD_TYPES.verdict, key, crypto) as {
+          statement: { epoch: number };
+        }
+      ).statement.epoch;
+    expect([epochOf(0), epochOf(1)]).toEqual([2, 5]);
   });
 });

@@ -1,7 +1,8 @@
 // The SDK side of instance identity: registers the instance's key once (retried each tick until
 // the controller takes it) and signs the locally open verdicts of a heartbeat with the epoch each
-// breaker had in the last plan. Loads node:crypto only when signing is switched on.
-import { type BreakerPlan, type BreakerVerdict, isLocallyOpen } from '@recloser/core';
+// breaker had in the last plan (or in a refusal for its epoch). Loads node:crypto only when signing
+// is switched on.
+import { type BreakerPlan, type BreakerVerdict, isLocallyOpen, refusedEpoch } from '@recloser/core';
 import type { Transport } from '../transport/Transport.js';
 import type { InstanceIdentity } from './InstanceIdentity.js';
 
@@ -15,14 +16,18 @@ export class VerdictSigner {
     private readonly transport: Transport,
   ) {}
 
-  /** Adds an envelope to each locally open verdict whose breaker's epoch is known. */
+  /**
+   * Adds an envelope to each locally open verdict, signed in its breaker's epoch as the last plan
+   * (or refusal) told it; 0 before any did (the statement's rule): a group that requires signatures
+   * takes it while the breaker has not moved, else refuses naming the epoch, which is signed next.
+   */
   async signOpen(verdicts: BreakerVerdict[], signal?: AbortSignal): Promise<void> {
     if (!verdicts.some((v) => isLocallyOpen(v.state))) return; // closed verdicts change no decision
     const identity = await this.registered(signal);
     if (!identity) return;
     for (const v of verdicts) {
-      const epoch = this.epochs.get(v.dependency);
-      if (!isLocallyOpen(v.state) || epoch === undefined) continue;
+      if (!isLocallyOpen(v.state)) continue;
+      const epoch = this.epochs.get(v.dependency) ?? 0;
       const envelope = identity.sign(this.instanceId, this.group, v, epoch);
       if (envelope) v.envelope = envelope;
     }
@@ -31,6 +36,19 @@ export class VerdictSigner {
   learnEpochs(plans: readonly BreakerPlan[]): void {
     for (const p of plans)
       if (typeof p.global?.epoch === 'number') this.epochs.set(p.dependency, p.global.epoch);
+  }
+
+  /**
+   * The controller refused a heartbeat because a verdict named an epoch it does not keep (core
+   * epochRefusal: future, or more than the grace behind): that breaker's epoch is taken from the
+   * refusal, so the next heartbeat signs it rather than being refused again until a plan arrives.
+   */
+  refused(message: string, sent: readonly BreakerVerdict[]): boolean {
+    const r = refusedEpoch(message);
+    const dependency = r ? sent[r.index]?.dependency : undefined;
+    if (!r || dependency === undefined) return false;
+    this.epochs.set(dependency, r.epoch);
+    return true;
   }
 
   /** The identity once its key is registered; null (unsigned this tick) while it cannot be. */

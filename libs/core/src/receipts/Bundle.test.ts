@@ -136,4 +136,78 @@ describe('verifyBundle', () => {
       expect(failure(bad, { pinned })).toMatch(/shift shifting → reversing is reversed, not ended/);
     });
   });
+
+  it('a global OPEN’s verdict signed while its instance followed its region’s breaker is judged by that breaker’s epoch', () => {
+    const R = '00000000-0000-4000-8000-00000000000b';
+    const followed = { breakerId: R, epoch: 5 };
+    expect(verifyBundle(fx.build({ verdict: { epoch: 5 }, followed }), nodeCrypto, { pinned })).toMatchObject(
+      {
+        ok: true,
+      },
+    );
+    expect(verifyBundle(fx.build({ verdict: { epoch: 4 }, followed }), nodeCrypto, { pinned }).ok).toBe(true);
+    expect(failure(fx.build({ verdict: { epoch: 0 }, followed }), { pinned })).toMatch(
+      /verdict of r0 was signed in epoch 0, not 5 of its region's breaker .* \(a replay\)/,
+    );
+    // without it, the same verdict is a replay against the certificate's own epoch
+    expect(failure(fx.build({ verdict: { epoch: 5 } }), { pinned })).toMatch(/signed in epoch 5, not 0/);
+  });
+
+  describe('a region_open’s certificate', () => {
+    const G = '00000000-0000-4000-8000-00000000000a';
+    const region = (over: Parameters<typeof fx.build>[0] = {}) =>
+      fx.build({
+        verdict: { epoch: 4 },
+        certificate: { region: { region: 'eu-west', groupBreakerId: G, signedIn: 4 } },
+        openingFigures: { scope: 'region:eu-west', regional: { region: 'eu-west', groupBreakerId: G } },
+        ...over,
+      });
+
+    it('verifies: K from the region’s L, verdicts signed in its group breaker’s epoch (or one before)', () => {
+      expect(verifyBundle(region(), nodeCrypto, { pinned })).toMatchObject({ ok: true, receipts: 1 });
+      expect(verifyBundle(region({ verdict: { epoch: 3 } }), nodeCrypto, { pinned }).ok).toBe(true);
+    });
+
+    it('refuses a verdict signed in another epoch than its group breaker’s (a replay)', () => {
+      expect(failure(region({ verdict: { epoch: 2 } }), { pinned })).toMatch(
+        /receipt 1 .*verdict of r0 was signed in epoch 2, not 4 or within 1 epoch before it \(a replay\)/,
+      );
+      // the epoch the breaker itself opened from does not stand in for its group breaker's
+      expect(failure(region({ verdict: { epoch: 0 } }), { pinned })).toMatch(/signed in epoch 0, not 4/);
+    });
+
+    it('refuses a K that is not the threshold of the region’s L', () => {
+      expect(failure(region({ threshold: 4 }), { pinned })).toMatch(
+        /receipt 1 .*quorum does not hold: K=4 but max\(minOpen 2, ceil\(0.5·L 10\)\) is 5/,
+      );
+    });
+
+    it('refuses a certificate for another region, a region entry certified as a global OPEN, and the reverse', () => {
+      const other = region({
+        certificate: { region: { region: 'us-east', groupBreakerId: G, signedIn: 4 } },
+      });
+      expect(failure(other, { pinned })).toMatch(
+        /receipt 1 .*certificate is for region us-east of group breaker .*, the entry for region eu-west/,
+      );
+      expect(
+        failure(
+          fx.build({
+            openingFigures: { scope: 'region:eu-west', regional: { region: 'eu-west', groupBreakerId: G } },
+          }),
+          {
+            pinned,
+          },
+        ),
+      ).toMatch(/entry opened region eu-west's breaker but its certificate is not a region's/);
+      expect(failure(region({ openingFigures: {} }), { pinned })).toMatch(
+        /certificate is for region eu-west but the entry opened no region's breaker/,
+      );
+    });
+
+    it('refuses a changed region certificate (the statement shown is not the signed one)', () => {
+      const b = region();
+      b.receipts[0]!.statement.region!.region = 'us-east';
+      expect(failure(b, { pinned })).toMatch(/receipt 1 .*statement shown differs from the signed payload/);
+    });
+  });
 });

@@ -268,6 +268,7 @@ function check(b: Bundle, crypto: ReceiptCrypto, options: VerifyOptions): Bundle
         c,
         v.instanceId,
         (sv as { statement: unknown }).statement as VerdictStatement,
+        v.followed,
       );
       if (p) fail(`${at}: ${p}`);
     }

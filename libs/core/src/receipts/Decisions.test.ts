@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quorumThreshold } from '../quorum/Quorum.js';
 import { fromBasisPoints } from './Canonical.js';
-import { quorumCertificateProblem, rampStepProblem } from './Decisions.js';
-import type { LogEntryStatement, QuorumCertificate } from './Statements.js';
+import { certifiedVerdictProblem, quorumCertificateProblem, rampStepProblem } from './Decisions.js';
+import type { LogEntryStatement, QuorumCertificate, VerdictStatement } from './Statements.js';
 
 const EVIDENCE = {
   attempts: 1,
@@ -67,6 +67,39 @@ describe('quorumCertificateProblem', () => {
     const closed = cert(10, 5, 5000, 2, 5);
     closed.verdicts[0] = { ...closed.verdicts[0]!, signed: false, state: 'closed', evidence: EVIDENCE };
     expect(quorumCertificateProblem(closed)).toMatch(/i0 is not locally open/);
+  });
+});
+
+describe('certifiedVerdictProblem', () => {
+  const signedIn = (epoch: number): VerdictStatement => ({
+    type: 'recloser.verdict/v1',
+    instanceId: 'i0',
+    group: 'g',
+    dependency: 'd',
+    state: 'open',
+    evidence: EVIDENCE,
+    seq: 1,
+    epoch,
+  });
+  const opened = { ...cert(3, 2, 5000, 2, 2), epoch: 5 }; // opened from epoch 4
+
+  it('takes a verdict signed in the epoch the breaker opened from or one before it (grace); refuses older and later', () => {
+    expect(certifiedVerdictProblem(opened, 'i0', signedIn(4))).toBeNull();
+    expect(certifiedVerdictProblem(opened, 'i0', signedIn(3))).toBeNull();
+    expect(certifiedVerdictProblem(opened, 'i0', signedIn(2))).toBe(
+      'verdict of i0 was signed in epoch 2, not 4 or within 1 epoch before it (a replay)',
+    );
+    expect(certifiedVerdictProblem(opened, 'i0', signedIn(5))).toMatch(/signed in epoch 5, not 4/);
+  });
+
+  it('property: accepted exactly when the controller’s rule would have kept it (signedEpoch)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 50 }), fc.nat(50), (epoch, v) => {
+        const c = { ...opened, epoch };
+        const ok = certifiedVerdictProblem(c, 'i0', signedIn(v)) === null;
+        expect(ok).toBe(v <= epoch - 1 && epoch - 1 - v <= 1);
+      }),
+    );
   });
 });
 

@@ -1,10 +1,12 @@
 // The decision invariants a verifier re-checks from signed material alone: a certificate's K is
-// core's threshold of its L under its policy and at least K locally open verdicts formed it; a ramp
-// step is justified by its gate figures against the pool's gates.
+// core's threshold of its L (the group's, or for a region_open the region's) under its policy and at
+// least K locally open verdicts formed it, signed in its breaker's epoch; a ramp step is justified
+// by its gate figures against the pool's gates.
 import { collapsedSuccessRate, failedGates, type GateFigures } from '../ramp/Gates.js';
 import { isLocallyOpen, quorumThreshold } from '../quorum/Quorum.js';
 import { fromBasisPoints } from './Canonical.js';
 import type { LogEntryStatement, QuorumCertificate, VerdictStatement } from './Statements.js';
+import { EPOCH_GRACE, keptSignedEpoch, signedEpoch } from './VerdictIdentity.js';
 
 /** Null when the arithmetic holds, else what is wrong. Signed verdicts are checked by the caller. */
 export function quorumCertificateProblem(c: QuorumCertificate): string | null {
@@ -15,6 +17,13 @@ export function quorumCertificateProblem(c: QuorumCertificate): string | null {
   if (!(policy.fraction > 0 && policy.fraction <= 1) || !Number.isInteger(policy.minOpen))
     return 'the quorum policy is not a policy';
   if (!Number.isInteger(c.live) || c.live < 0) return `L=${c.live} is not a count`;
+  if (c.region !== undefined) {
+    const r = c.region;
+    if (!r || typeof r.region !== 'string' || r.region === '' || typeof r.groupBreakerId !== 'string')
+      return 'the region of a region certificate is not named';
+    if (!Number.isInteger(r.signedIn) || r.signedIn < 0)
+      return `the group breaker's epoch ${r.signedIn} is not an epoch`;
+  }
   const k = quorumThreshold(c.live, policy);
   if (c.threshold !== k)
     return `K=${c.threshold} but max(minOpen ${policy.minOpen}, ceil(${policy.fraction}·L ${c.live})) is ${k}`;
@@ -31,20 +40,35 @@ export function quorumCertificateProblem(c: QuorumCertificate): string | null {
   return null;
 }
 
-/** A signed verdict as its certificate uses it: the same instance, breaker and epoch, locally open. */
+/** A signed verdict as its certificate uses it: the same instance and breaker, its epoch, locally open. */
 export function certifiedVerdictProblem(
   c: QuorumCertificate,
   instanceId: string,
   v: VerdictStatement,
+  followed?: { breakerId: string; epoch: number },
 ): string | null {
   if (v.type !== 'recloser.verdict/v1') return `verdict of ${instanceId} is not a verdict statement`;
   if (v.instanceId !== instanceId) return `verdict listed for ${instanceId} was signed for ${v.instanceId}`;
   if (v.group !== c.group || v.dependency !== c.dependency)
     return `verdict of ${instanceId} is about another breaker`;
   if (!isLocallyOpen(v.state)) return `verdict of ${instanceId} is not locally open (${v.state})`;
-  if (v.epoch !== c.epoch - 1)
-    return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${c.epoch - 1} (a replay)`;
+  // signed in the epoch the breaker opened from (a region's: its group breaker's; a verdict of an
+  // instance that followed its region's breaker: that one's), or within grace of it (core signedEpoch)
+  if (followed && (c.region || !Number.isInteger(followed.epoch) || followed.epoch < 0))
+    return `verdict of ${instanceId} names a followed breaker where none can be`;
+  const from = followed?.epoch ?? certifiedEpoch(c);
+  const of = followed ? ` of its region's breaker ${followed.breakerId}` : '';
+  if (!keptSignedEpoch(signedEpoch(v.epoch, from)))
+    return `verdict of ${instanceId} was signed in epoch ${v.epoch}, not ${from}${of}${from > 0 ? ` or within ${EPOCH_GRACE} epoch before it` : ''} (a replay)`;
   return null;
+}
+
+/**
+ * The epoch a certificate's verdicts are signed in (before grace): a global OPEN's, the epoch the
+ * breaker opened from; a region_open's, its group breaker's (which the region's instances followed).
+ */
+export function certifiedEpoch(c: QuorumCertificate): number {
+  return c.region ? c.region.signedIn : c.epoch - 1;
 }
 
 /** The certificate's figures are the log entry's (the entry that the certificate belongs to). */
@@ -52,6 +76,20 @@ export function certificateMatchesEntry(c: QuorumCertificate, e: LogEntryStateme
   const q = (e.figures as { quorum?: { open?: number; live?: number; threshold?: number } }).quorum;
   if (c.breakerId !== e.breakerId || c.epoch !== e.epoch)
     return 'certificate is for another breaker or epoch';
+  // a region_open is certified as one, for its region and group breaker (the entry's regional figures)
+  const f = e.figures as { scope?: unknown; regional?: { region?: unknown; groupBreakerId?: unknown } };
+  const entryRegion = typeof f.scope === 'string' && f.scope.startsWith('region:') ? f.scope.slice(7) : null;
+  if (entryRegion === null && c.region !== undefined)
+    return `certificate is for region ${c.region.region} but the entry opened no region's breaker`;
+  if (entryRegion !== null && c.region === undefined)
+    return `entry opened region ${entryRegion}'s breaker but its certificate is not a region's`;
+  if (
+    c.region &&
+    (c.region.region !== entryRegion ||
+      f.regional?.region !== entryRegion ||
+      f.regional?.groupBreakerId !== c.region.groupBreakerId)
+  )
+    return `certificate is for region ${c.region.region} of group breaker ${c.region.groupBreakerId}, the entry for region ${entryRegion} of ${String(f.regional?.groupBreakerId)}`;
   if (!q || q.live !== c.live || q.threshold !== c.threshold || q.open !== c.verdicts.length)
     return `certificate (L=${c.live}, K=${c.threshold}, ${c.verdicts.length} verdicts) disagrees with the entry's quorum figures`;
   const formed = [...e.formedBy].sort().join(',');

@@ -25,10 +25,21 @@ export interface VerdictStatement {
 
 /** One verdict inside a certificate: signed (its envelope) or, where the group allows, unsigned. */
 export type CertifiedVerdict =
-  | { instanceId: string; signed: true; keyId: string; envelope: import('./Dsse.js').DsseEnvelope }
+  | {
+      instanceId: string;
+      signed: true;
+      keyId: string;
+      envelope: import('./Dsse.js').DsseEnvelope;
+      /**
+       * A global OPEN's verdict signed while its instance followed its region's breaker (open in its
+       * region while the group's was closed): that breaker and its epoch when the certificate was
+       * made, which the verdict's epoch is judged against instead of the certificate's.
+       */
+      followed?: { breakerId: string; epoch: number };
+    }
   | { instanceId: string; signed: false; state: ReportedState; evidence: Evidence };
 
-/** The controller's certificate of a global OPEN (DSSE payload, PAYLOAD_TYPES.quorumCertificate). */
+/** The controller's certificate of a global OPEN or a region_open (DSSE payload, PAYLOAD_TYPES.quorumCertificate). */
 export interface QuorumCertificate {
   type: 'recloser.quorum-certificate/v1';
   breakerId: string;
@@ -49,6 +60,13 @@ export interface QuorumCertificate {
   identity: IdentityMode;
   /** the live, locally open instances' verdicts (at least K), by instance id */
   verdicts: CertifiedVerdict[];
+  /**
+   * A region_open's certificate (the region breaker opened by its region's quorum): the region whose
+   * live instances are L, its group's breaker, and that breaker's epoch when the region opened — the
+   * region's instances followed the group's breaker while their own was closed, so their verdicts are
+   * signed in it (a global OPEN's are signed in `epoch` − 1). Absent on a global OPEN's.
+   */
+  region?: { region: string; groupBreakerId: string; signedIn: number };
 }
 
 /** One leaf of the transparency log: a transition as the per-breaker chain stored it. */

@@ -55,6 +55,12 @@ export interface Fixture {
     withShifts?: boolean;
     /** the second shift leaf claims this phase (a leaf whose phase does not follow from its modes) */
     secondShiftPhase?: ShiftPhase;
+    /** fields of the certificate as the controller signs it (a region's: `region`) */
+    certificate?: Partial<QuorumCertificate>;
+    /** r0's verdict was signed while it followed its region's breaker (in that breaker's epoch) */
+    followed?: { breakerId: string; epoch: number };
+    /** figures of the opening entry beside its quorum figures (a region's: scope and regional) */
+    openingFigures?: Record<string, unknown>;
   }): Bundle;
 }
 
@@ -86,6 +92,7 @@ export function fixture(): Fixture {
             signed: true,
             keyId: instance.keyId,
             envelope: signedVerdict(over.verdictSigner ?? instance, over.verdict),
+            ...(over.followed ? { followed: over.followed } : {}),
           }
         : { instanceId: id, signed: false, state: 'open', evidence: EVIDENCE },
     );
@@ -102,6 +109,7 @@ export function fixture(): Fixture {
       policy: { fractionBps: toBasisPoints(0.5), minOpen: 2 },
       identity: 'optional',
       verdicts,
+      ...over.certificate,
     };
     const certEnvelope = signEnvelope(PAYLOAD_TYPES.quorumCertificate, cert, controller);
     const base = {
@@ -123,7 +131,7 @@ export function fixture(): Fixture {
         epoch: 1,
         actor: 'quorum',
         reason: 'quorum: 7 of 10',
-        figures: { quorum: { open: 7, live: 10, threshold: over.threshold ?? 5 } },
+        figures: { quorum: { open: 7, live: 10, threshold: over.threshold ?? 5 }, ...over.openingFigures },
         formedBy: open,
         at: '2026-12-03T09:00:00.000Z',
         certificate: envelopeDigest(H, certEnvelope),
