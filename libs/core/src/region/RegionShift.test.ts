@@ -56,10 +56,85 @@ describe('regionShiftInput', () => {
     expect(share.receivers.map((r) => r.ratePerSec)).toEqual(plan.receivers.map((r) => r.ratePerSec / 2));
   });
 
-  it('a ramping source fails the share its ramp does not admit', () => {
-    expect(sourceErrorRate('ramping', 0.25, 0)).toBe(0.75);
-    expect(sourceErrorRate('probing', null, 0)).toBe(1);
-    expect(sourceErrorRate('closed', null, 0.3)).toBe(0.3);
+  it('a ramping source fails the share of its demand its ramp does not admit', () => {
+    // demand 40/s on a slice of 40/s: a quarter admitted, three quarters unserved
+    expect(sourceErrorRate('ramping', 0.25, 0, 40, 40)).toBe(0.75);
+    // at the top level with a backlog: demand 100/s (backlog included), 40/s admitted
+    expect(sourceErrorRate('ramping', 1, 0, 100, 40)).toBeCloseTo(0.6, 12);
+    // at the top level, its demand fits: nothing unserved, whatever it measures
+    expect(sourceErrorRate('ramping', 1, 0.5, 30, 40)).toBe(0);
+    expect(sourceErrorRate('ramping', 0.5, 0, 0, 40)).toBe(0);
+    expect(sourceErrorRate('probing', null, 0, 40, 40)).toBe(1);
+    expect(sourceErrorRate('open', null, 0, 0, 40)).toBe(1);
+    expect(sourceErrorRate('closed', null, 0.3, 40, 40)).toBe(0.3);
+  });
+
+  it('a ramped source keeps moving its backlog until it serves its demand at home, then reverses gradually', () => {
+    // a: 2 of 4 live instances, a slice of 60/s of the 120/s quota, ramped to the top level; its
+    // rows report 50/s of demand each (a backlog queued while it was open)
+    const rows = (demandA: number) => [
+      row('a1', 'a', demandA),
+      row('a2', 'a', demandA),
+      row('b1', 'b', 20),
+      row('c1', 'c', 20),
+    ];
+    const at = (now: number, demandA: number) =>
+      regionShiftInput(
+        rows(demandA).map((r) => ({ ...r, lastSeenAt: now - 100 })),
+        { ...ctx('a', 'ramping'), now, sourceLevel: 1 },
+      );
+    let out = planShift(at(NOW, 50), null, DEFAULT_SHIFT_POLICY);
+    expect(out.plan.mode).toBe('shifting');
+    expect(out.plan.deficitPerSec).toBeCloseTo(100 - 60, 9);
+    // the old rule (1 − level) saw no deficit at the top level and moved nothing
+    expect(out.plan.receivers.map((r) => r.region)).toEqual(['b', 'c']);
+    for (let k = 1; k <= 4; k++)
+      out = planShift(at(NOW + k * DEFAULT_SHIFT_POLICY.stepMs, 50), out.state, DEFAULT_SHIFT_POLICY);
+    expect(out.plan.mode).toBe('shifting');
+    const moving = out.plan.receivers.reduce((s, r) => s + r.ratePerSec, 0);
+    expect(moving).toBeGreaterThan(0);
+    // its backlog drained: 25/s each, 50/s in all, within its 60/s: reversed, by halves
+    const t = NOW + 5 * DEFAULT_SHIFT_POLICY.stepMs;
+    const back = planShift(at(t, 25), out.state, DEFAULT_SHIFT_POLICY);
+    expect(back.plan.mode).toBe('reversing');
+    expect(back.plan.deficitPerSec).toBe(0);
+    expect(back.plan.receivers.reduce((s, r) => s + r.ratePerSec, 0)).toBeCloseTo(
+      moving / DEFAULT_SHIFT_POLICY.growth,
+      9,
+    );
+  });
+
+  it('property: a ramping source’s deficit is its demand minus what its ramp admits (none within the keep share)', () => {
+    const arbRow = fc.record({
+      region: fc.constantFrom('a', 'b', 'c'),
+      demand: fc.double({ min: 0, max: 200, noNaN: true }),
+      failed: fc.integer({ min: 0, max: 10 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(arbRow, { minLength: 1, maxLength: 20 }),
+        fc.double({ min: 0, max: 500, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        (spec, quota, level) => {
+          const rows = spec.map((s, i) => row(`i${i}`, s.region, s.demand, s.failed));
+          const input = regionShiftInput(rows, {
+            ...ctx('a', 'ramping'),
+            sourceLevel: level,
+            poolCapacityPerSec: quota,
+          });
+          const src = input.regions.find((r) => r.region === 'a')!;
+          const unserved = Math.max(0, src.loadPerSec - level * src.capacityPerSec);
+          const { plan } = planShift(input, null, DEFAULT_SHIFT_POLICY);
+          const keep = DEFAULT_SHIFT_POLICY.keepErrorRate * src.loadPerSec;
+          if (unserved > keep + 1e-6) expect(plan.deficitPerSec).toBeCloseTo(unserved, 6);
+          else if (unserved < keep - 1e-6) expect(plan.deficitPerSec).toBe(0);
+          // never more than the demand, and the plan never moves more than the deficit
+          expect(plan.deficitPerSec).toBeLessThanOrEqual(src.loadPerSec + 1e-6);
+          const moved = plan.receivers.reduce((s, r) => s + r.ratePerSec, 0);
+          expect(moved).toBeLessThanOrEqual(plan.deficitPerSec + 1e-6);
+        },
+      ),
+    );
   });
 
   it('property: planned rates never exceed a receiver’s headroom nor the pool’s, never toward a worse region', () => {

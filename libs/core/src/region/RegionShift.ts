@@ -39,8 +39,9 @@ const sumDemand = (d: Record<string, number>): number =>
 /**
  * planShift's input from the group breaker's live rows. A region's capacity is its live share of
  * the pool's quota (the controller knows no per-region capacity); its load the demand its instances
- * report. The source's error rate is what its breaker lets through: all of it fails while OPEN or
- * PROBING (paused, its instances make no attempts to measure), 1 − level while RAMPING.
+ * report (their backlog included). The source's error rate is the share of its demand it cannot
+ * serve at home now (sourceErrorRate), so planShift's deficit is its demand minus what its breaker
+ * admits.
  */
 export function regionShiftInput(rows: readonly ShiftRow[], ctx: RegionShiftContext): ShiftInput {
   const live = rows.filter((r) => isLive(r, ctx.now, ctx.heartbeatTtlMs));
@@ -52,12 +53,14 @@ export function regionShiftInput(rows: readonly ShiftRow[], ctx: RegionShiftCont
   const regions: ShiftRegion[] = [...byRegion.keys()].sort().map((region) => {
     const list = byRegion.get(region)!;
     const loadPerSec = list.reduce((s, r) => s + sumDemand(r.demand), 0);
+    const capacityPerSec = quota * regionCapacityShare(list.length, totalLive);
     let errorRate = healthFigures(list, ctx.now, ctx.heartbeatTtlMs).errorRate;
-    if (region === ctx.source) errorRate = sourceErrorRate(ctx.sourceState, ctx.sourceLevel, errorRate);
+    if (region === ctx.source)
+      errorRate = sourceErrorRate(ctx.sourceState, ctx.sourceLevel, errorRate, loadPerSec, capacityPerSec);
     return {
       region,
       errorRate,
-      capacityPerSec: quota * regionCapacityShare(list.length, totalLive),
+      capacityPerSec,
       loadPerSec,
       gatesHold: errorRate <= ctx.maxReceiverErrorRate,
     };
@@ -65,10 +68,30 @@ export function regionShiftInput(rows: readonly ShiftRow[], ctx: RegionShiftCont
   return shiftInput(ctx.now, ctx.source, regions, quota);
 }
 
-/** The failed share of the source's demand while its region breaker is in `state`. */
-export function sourceErrorRate(state: GlobalState, level: number | null, measured: number): number {
+/**
+ * The share of the source's demand it cannot serve at home while its region breaker is in `state`
+ * (planShift's deficit is this share of the demand). OPEN or PROBING: all of it (paused, its
+ * instances make no attempts to measure). RAMPING: what its reported demand — its backlog included
+ * — exceeds what the ramp admits (the level times the region's slice of the pool), over that
+ * demand; so a backlog queued during the fault keeps moving within the receivers' headroom until
+ * the region serves its demand at home, and only then is the shift reversed (not when the level
+ * alone reaches the top). CLOSED: the measured error rate.
+ */
+export function sourceErrorRate(
+  state: GlobalState,
+  level: number | null,
+  measured: number,
+  demandPerSec: number,
+  capacityPerSec: number,
+): number {
   if (state === 'open' || state === 'probing') return 1;
-  if (state === 'ramping') return Math.min(1, Math.max(0, 1 - (level ?? 0)));
+  if (state === 'ramping') {
+    const demand = Number.isFinite(demandPerSec) ? Math.max(0, demandPerSec) : 0;
+    if (demand === 0) return 0;
+    const share = Math.min(1, Math.max(0, Number.isFinite(level) ? (level ?? 0) : 0));
+    const admitted = share * (Number.isFinite(capacityPerSec) ? Math.max(0, capacityPerSec) : 0);
+    return Math.min(1, Math.max(0, 1 - admitted / demand));
+  }
   return measured;
 }
 
