@@ -6,6 +6,11 @@
 // Fastify route answering JSON in this process, measured in the same run with the same client over
 // loopback: a bounded number of requests at a bounded concurrency. The replica is the built dist,
 // as a child process, on a database and Redis key prefix of its own.
+//
+// BENCH_CASES (comma-separated, from CASES) runs only those cases, e.g. `BENCH_CASES=closed-1000,ramping`
+// for the RAMPING/CLOSED ratio: compare cases of one run, not across runs (the machine is shared).
+// BENCH_CONTROLLER_NODE_OPTIONS is passed to the (first) replica as NODE_OPTIONS, e.g.
+// `--cpu-prof --cpu-prof-dir=/tmp/prof` for a CPU profile of it under the load.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -31,6 +36,30 @@ const CLOCK_TICKS_PER_SEC = 100;
 const REPLICAS = 3;
 /** no run takes longer than this, whatever the machine */
 const TIME_CAP_MS = 60_000;
+/** the cases BENCH_CASES may name */
+export const CASES = [
+  'closed-100',
+  'closed-1000',
+  'closed-10000',
+  'ramping',
+  'lease',
+  'paced',
+  'replicas',
+] as const;
+export type BenchCase = (typeof CASES)[number];
+
+/** The cases a BENCH_CASES value selects: all when unset or empty; an unknown name is an error. */
+export function selectedCases(raw: string | undefined): ReadonlySet<BenchCase> {
+  const names = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (names.length === 0) return new Set(CASES);
+  for (const name of names)
+    if (!(CASES as readonly string[]).includes(name))
+      throw new Error(`BENCH_CASES: unknown case "${name}" (cases: ${CASES.join(', ')})`);
+  return new Set(names as BenchCase[]);
+}
 
 interface Result {
   name: string;
@@ -59,6 +88,7 @@ interface Target {
 }
 
 export async function run(): Promise<void> {
+  const cases = selectedCases(process.env.BENCH_CASES);
   const bare = Fastify({ logger: false });
   bare.post('/bare', async (req) => ({
     ok: true,
@@ -81,7 +111,10 @@ export async function run(): Promise<void> {
     RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '100000000',
   };
   const replicas: Awaited<ReturnType<typeof startController>>[] = [];
-  const controller = await startController({ env }).catch(async (err: unknown) => {
+  const nodeOptions = process.env.BENCH_CONTROLLER_NODE_OPTIONS;
+  const controller = await startController({
+    env: nodeOptions ? { ...env, NODE_OPTIONS: nodeOptions } : env,
+  }).catch(async (err: unknown) => {
     await database.drop();
     await bare.close();
     throw err;
@@ -95,6 +128,7 @@ export async function run(): Promise<void> {
     ];
     const targets: [Target, Target][] = [];
     for (const live of FLEETS) {
+      if (!cases.has(`closed-${live}`)) continue;
       const [subject, baseline] = againstBare(
         `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live`,
         '/v1/heartbeats',
@@ -110,7 +144,7 @@ export async function run(): Promise<void> {
       (i) => setup.rampingBody(i % 1000),
       200,
     );
-    targets.push([{ ...ramping, before: setup.registerRamping }, rampingBare]);
+    if (cases.has('ramping')) targets.push([{ ...ramping, before: setup.registerRamping }, rampingBare]);
     const [lease, leaseBare] = againstBare(
       `POST /v1/probes/lease, ${LEASERS.toLocaleString('en')} live instances (grant or re-delivery)`,
       '/v1/probes/lease',
@@ -118,7 +152,7 @@ export async function run(): Promise<void> {
       201,
     );
     // leases go to live instances only: heartbeats from all of them just before
-    targets.push([{ ...lease, before: setup.registerLeasers }, leaseBare]);
+    if (cases.has('lease')) targets.push([{ ...lease, before: setup.registerLeasers }, leaseBare]);
     const rows: string[][] = [
       [
         'endpoint',
@@ -145,52 +179,60 @@ export async function run(): Promise<void> {
       rows.push(row(s, b), row(b, null));
       process.stderr.write(`  measured ${subject.name}\n`);
     }
-    await setup.registerLeasers();
-    const paced = await loadPaced(
-      {
-        name: `POST /v1/probes/lease, paced ${PACED_PER_SEC}/s`,
-        port: controller.port,
-        path: '/v1/probes/lease',
-        token: setup.key,
-        body: (i) => setup.leaseBody(2 * REQUESTS + i),
-        ok: 201,
-      },
-      PACED_PER_SEC,
-      PACED_MS,
-    );
-    rows.push(row(paced, null));
-
-    // the same routine load on REPLICAS replicas of one database, each instance sticking to one
-    const others = await Promise.all(
-      Array.from({ length: REPLICAS - 1 }, () =>
-        startController({ env: { ...env, RECLOSER_MIGRATE_ON_BOOT: 'false' } }),
-      ),
-    );
-    replicas.push(...others);
-    const ports = [controller.port, ...others.map((c) => c.port)];
-    const live = FLEETS.at(-1)!;
-    const spread: Target = {
-      name: `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live, ${REPLICAS} replicas`,
-      port: controller.port,
-      portOf: (i) => ports[(i % live) % ports.length]!,
-      path: '/v1/heartbeats',
-      token: setup.key,
-      body: (i) => setup.heartbeatBody(live, i % live),
-      ok: 200,
-    };
-    const { portOf: _sticky, ...alone } = spread;
-    await setup.register(live);
-    const one = await measured({ ...alone, name: '… the same on 1 replica' }, 0);
-    await setup.register(live, (i) => ports[i % ports.length]!);
-    const three = await measured(spread, REQUESTS);
-    rows.push(row(three, null), row(one, null));
+    if (cases.has('paced')) await pacedCase();
+    if (cases.has('replicas')) await replicasCase();
     console.log(
       `one controller replica (child process) vs a bare Fastify route; ${REQUESTS} requests each, ` +
         `${CONCURRENCY} concurrent, keep-alive over loopback; best of two interleaved runs; ` +
         `then lease grants paced at ${PACED_PER_SEC}/s for ${PACED_MS / 1000} s (open loop); then ` +
-        `${REPLICAS} replicas of one database sharing the 10,000-instance load (one client, sticky by instance)`,
+        `${REPLICAS} replicas of one database sharing the 10,000-instance load (one client, sticky by instance)` +
+        `; cases: ${[...cases].join(', ')}`,
     );
     console.log(formatTable(rows));
+
+    async function pacedCase(): Promise<void> {
+      await setup.registerLeasers();
+      const paced = await loadPaced(
+        {
+          name: `POST /v1/probes/lease, paced ${PACED_PER_SEC}/s`,
+          port: controller.port,
+          path: '/v1/probes/lease',
+          token: setup.key,
+          body: (i) => setup.leaseBody(2 * REQUESTS + i),
+          ok: 201,
+        },
+        PACED_PER_SEC,
+        PACED_MS,
+      );
+      rows.push(row(paced, null));
+    }
+
+    async function replicasCase(): Promise<void> {
+      // the same routine load on REPLICAS replicas of one database, each instance sticking to one
+      const others = await Promise.all(
+        Array.from({ length: REPLICAS - 1 }, () =>
+          startController({ env: { ...env, RECLOSER_MIGRATE_ON_BOOT: 'false' } }),
+        ),
+      );
+      replicas.push(...others);
+      const ports = [controller.port, ...others.map((c) => c.port)];
+      const live = FLEETS.at(-1)!;
+      const spread: Target = {
+        name: `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live, ${REPLICAS} replicas`,
+        port: controller.port,
+        portOf: (i) => ports[(i % live) % ports.length]!,
+        path: '/v1/heartbeats',
+        token: setup.key,
+        body: (i) => setup.heartbeatBody(live, i % live),
+        ok: 200,
+      };
+      const { portOf: _sticky, ...alone } = spread;
+      await setup.register(live);
+      const one = await measured({ ...alone, name: '… the same on 1 replica' }, 0);
+      await setup.register(live, (i) => ports[i % ports.length]!);
+      const three = await measured(spread, REQUESTS);
+      rows.push(row(three, null), row(one, null));
+    }
   } finally {
     for (const r of replicas) await r.stop();
     await controller.stop();
