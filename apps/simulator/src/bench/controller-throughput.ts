@@ -9,7 +9,7 @@
 //
 // BENCH_CASES (comma-separated, from CASES) runs only those cases, e.g. `BENCH_CASES=closed-1000,ramping`
 // for the RAMPING/CLOSED ratio: compare cases of one run, not across runs (the machine is shared).
-// BENCH_CONTROLLER_NODE_OPTIONS is passed to the (first) replica as NODE_OPTIONS, e.g.
+// BENCH_CONTROLLER_NODE_ARGS (space-separated) are node flags for the (first) replica, e.g.
 // `--cpu-prof --cpu-prof-dir=/tmp/prof` for a CPU profile of it under the load.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -111,10 +111,8 @@ export async function run(): Promise<void> {
     RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '100000000',
   };
   const replicas: Awaited<ReturnType<typeof startController>>[] = [];
-  const nodeOptions = process.env.BENCH_CONTROLLER_NODE_OPTIONS;
-  const controller = await startController({
-    env: nodeOptions ? { ...env, NODE_OPTIONS: nodeOptions } : env,
-  }).catch(async (err: unknown) => {
+  const execArgv = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
+  const controller = await startController({ env, execArgv }).catch(async (err: unknown) => {
     await database.drop();
     await bare.close();
     throw err;
