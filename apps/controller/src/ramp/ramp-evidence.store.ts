@@ -4,22 +4,28 @@
 // ramp tick reads the sum for the step the breaker is on. Keyed by (breaker, epoch, step, stepSince),
 // so a new step starts from nothing; and a window counts only if it ran wholly under the step
 // (core `countsTowardStep` on the instance's previous heartbeat, kept here per breaker and instance).
-import { Inject, Injectable } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { StepEvidenceStore, StepKey } from '@recloser/control';
 import type { ChainableCommander, Redis } from 'ioredis';
 import {
+  addEvidenceWindow,
   countsTowardStep,
+  emptyStepWindows,
   MAX_STEP_WINDOWS,
   stepSample,
   type Evidence,
   type RampSample,
+  type StepWindows,
   type WindowPercentile,
 } from '@recloser/core';
+import { WRITE_BEHIND_MS } from '../breakers/presence-buffer.js';
 import { ControllerConfig } from '../config/controller-config.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 
 // a step's evidence outlives any dwell an operator would configure, then Redis drops it
 const KEEP_MS = 30 * 60_000;
+/** windows buffered at most before a batch is written at once (a burst does not wait the window) */
+export const EVIDENCE_BATCH_MAX = 5000;
 
 interface PendingWindow {
   key: StepKey;
@@ -32,16 +38,19 @@ interface PendingWindow {
 
 @Injectable()
 /**
- * The control layer's StepEvidenceStore on Redis. Windows arriving together (one event-loop turn,
- * or while a write runs) are written together: one pipeline swaps every instance's previous
- * heartbeat time, core decides which windows count, one MULTI adds those. Two round trips per batch
- * instead of two per RAMPING heartbeat; windows of one instance keep their order within a batch.
+ * The control layer's StepEvidenceStore on Redis, written behind like the presence rows: windows
+ * accepted within WRITE_BEHIND_MS (or while a write runs) are written together, so a RAMPING
+ * heartbeat waits on no round trip of its own. Per batch: one pipeline swaps every instance's
+ * previous heartbeat time, core decides which windows count (countsTowardStep) and sums them per
+ * step (addEvidenceWindow), and one MULTI adds each step's sums and pushes its windows (a few
+ * commands per step, not per window). Windows of one instance keep their order within a batch. A
+ * sample waits for what this process accepted; a crash may lose the windows of one batch.
  */
-export class RampEvidenceStore implements StepEvidenceStore {
+export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationShutdown {
   private readonly prefix: string;
   private pending: PendingWindow[] = [];
   private writing: Promise<void> | null = null;
-  private scheduled = false;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
@@ -62,17 +71,28 @@ export class RampEvidenceStore implements StepEvidenceStore {
   add(key: StepKey, heartbeat: { instanceId: string; at: number }, evidence: Evidence): Promise<boolean> {
     return new Promise<boolean>((settle, fail) => {
       this.pending.push({ key, instanceId: heartbeat.instanceId, at: heartbeat.at, evidence, settle, fail });
-      this.schedule();
+      this.schedule(this.pending.length >= EVIDENCE_BATCH_MAX);
     });
   }
 
-  private schedule(): void {
-    if (this.scheduled || this.writing) return; // a running write starts the next batch when it ends
-    this.scheduled = true;
-    setImmediate(() => {
-      this.scheduled = false;
+  /** Writes whatever was accepted (on shutdown: before the Redis connection closes). */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.settled();
+  }
+
+  /** A batch starts WRITE_BEHIND_MS after its first window, or `now`; one write runs at a time. */
+  private schedule(now = false): void {
+    if (this.writing) return; // a running write starts the next batch when it ends
+    if (now) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = null;
       void this.writeBatch();
-    });
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.writeBatch();
+      }, WRITE_BEHIND_MS);
+    }
   }
 
   private async writeBatch(): Promise<void> {
@@ -94,35 +114,42 @@ export class RampEvidenceStore implements StepEvidenceStore {
     for (const w of batch)
       swap.set(`${this.prefix}last:${w.key.breakerId}:${w.instanceId}`, String(w.at), 'PX', KEEP_MS, 'GET');
     const previous = (await swap.exec()) ?? [];
-    const m = this.redis.multi();
+    // the batch's counted windows summed per step, by core (as the in-memory store sums them)
+    const steps = new Map<string, StepWindows>();
     const counted = batch.map((w, i) => {
       const [err, value] = previous[i] ?? [new Error('no reply')];
       if (err) throw err;
       const before = value === null || value === undefined ? null : Number(value);
       if (!countsTowardStep(before, w.key.stepSince) || !(w.evidence.attempts > 0)) return false;
-      this.addTo(m, w.key, w.evidence);
+      const key = this.key(w.key);
+      let windows = steps.get(key);
+      if (!windows) steps.set(key, (windows = emptyStepWindows()));
+      addEvidenceWindow(windows, w.evidence);
       return true;
     });
-    if (counted.some(Boolean)) await m.exec();
-    else m.discard();
+    if (steps.size > 0) {
+      const m = this.redis.multi();
+      for (const [key, windows] of steps) this.addTo(m, key, windows);
+      await m.exec();
+    }
     return counted;
   }
 
-  private addTo(m: ChainableCommander, k: StepKey, e: Evidence): void {
-    const key = this.key(k);
-    m.hincrby(key, 'attempts', Math.round(e.attempts));
-    m.hincrby(key, 'successes', Math.round(e.successes));
-    m.hincrby(key, 'rateLimited', Math.round(e.byClass?.rate_limited ?? 0));
+  /** One step's sums and windows of a batch: three counters, and each figure's windows in one push. */
+  private addTo(m: ChainableCommander, key: string, w: StepWindows): void {
+    m.hincrby(key, 'attempts', w.attempts);
+    m.hincrby(key, 'successes', w.successes);
+    m.hincrby(key, 'rateLimited', w.rateLimited);
     m.pexpire(key, KEEP_MS);
-    const windows: [string, number | null][] = [
-      ['latency', e.latencyP95Ms],
-      ['ttft', e.ttftP95Ms],
-      ['queueAge', e.queueAgeMs],
+    const lists: [string, WindowPercentile[]][] = [
+      ['latency', w.latency],
+      ['ttft', w.ttft],
+      ['queueAge', w.queueAge],
     ];
-    for (const [figure, value] of windows) {
-      if (value === null || value === undefined || !Number.isFinite(value)) continue;
+    for (const [figure, windows] of lists) {
+      if (windows.length === 0) continue;
       const list = `${key}:${figure}`;
-      m.rpush(list, `${value}:${Math.round(e.attempts)}`);
+      m.rpush(list, ...windows.map((p) => `${p.value}:${p.weight}`));
       m.ltrim(list, -MAX_STEP_WINDOWS, -1);
       m.pexpire(list, KEEP_MS);
     }
@@ -130,8 +157,9 @@ export class RampEvidenceStore implements StepEvidenceStore {
 
   /** Waits for windows this process has accepted to be written (a sample read after sees them). */
   private async settled(): Promise<void> {
-    while (this.writing || this.pending.length > 0 || this.scheduled) {
-      await (this.writing ?? new Promise<void>((resolve) => setImmediate(resolve)));
+    while (this.writing || this.pending.length > 0) {
+      if (this.writing) await this.writing;
+      else this.schedule(true);
     }
   }
 
