@@ -114,7 +114,7 @@ describe('RampEvidenceStore', () => {
     );
   });
 
-  it('writes a batch of many windows in two round trips (one swap pipeline, one MULTI), not two per window', async () => {
+  it('writes a batch of many windows in two round trips (a MULTI swapping the times, a MULTI adding), not per window', async () => {
     const calls = { pipeline: 0, multi: 0 };
     // the real client, with its pipeline and multi calls counted
     const countingRedis = new Proxy(redis, {
@@ -133,12 +133,12 @@ describe('RampEvidenceStore', () => {
       counted.add(step, { instanceId: `i${i}`, at: 1_500 }, window(2, 2)),
     );
     expect(await Promise.all(first)).toEqual(first.map(() => false)); // no earlier heartbeats: none counts
-    expect(calls).toEqual({ pipeline: 1, multi: 0 });
+    expect(calls).toEqual({ pipeline: 0, multi: 1 }); // nothing counted: nothing to add
     const second = Array.from({ length: 300 }, (_, i) =>
       counted.add(step, { instanceId: `i${i}`, at: 2_500 }, window(2, 1)),
     );
     expect(await Promise.all(second)).toEqual(second.map(() => true));
-    expect(calls).toEqual({ pipeline: 2, multi: 1 });
+    expect(calls).toEqual({ pipeline: 0, multi: 3 });
     expect(await counted.sample(step)).toMatchObject({ attempts: 600, successes: 300 });
   });
 

@@ -40,8 +40,8 @@ interface PendingWindow {
 /**
  * The control layer's StepEvidenceStore on Redis, written behind like the presence rows: windows
  * accepted within WRITE_BEHIND_MS (or while a write runs) are written together, so a RAMPING
- * heartbeat waits on no round trip of its own. Per batch: one pipeline swaps every instance's
- * previous heartbeat time, core decides which windows count (countsTowardStep) and sums them per
+ * heartbeat waits on no round trip of its own. Per batch: one MULTI swaps every instance's
+ * previous heartbeat time (a hash per breaker), core decides which windows count (countsTowardStep) and sums them per
  * step (addEvidenceWindow), and one MULTI adds each step's sums and pushes its windows (a few
  * commands per step, not per window). Windows of one instance keep their order within a batch. A
  * sample waits for what this process accepted; a crash may lose the windows of one batch.
@@ -110,17 +110,11 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
   }
 
   private async write(batch: PendingWindow[]): Promise<boolean[]> {
-    const swap = this.redis.pipeline();
-    for (const w of batch)
-      swap.set(`${this.prefix}last:${w.key.breakerId}:${w.instanceId}`, String(w.at), 'PX', KEEP_MS, 'GET');
-    const previous = (await swap.exec()) ?? [];
+    const previous = await this.swapPrevious(batch);
     // the batch's counted windows summed per step, by core (as the in-memory store sums them)
     const steps = new Map<string, StepWindows>();
     const counted = batch.map((w, i) => {
-      const [err, value] = previous[i] ?? [new Error('no reply')];
-      if (err) throw err;
-      const before = value === null || value === undefined ? null : Number(value);
-      if (!countsTowardStep(before, w.key.stepSince) || !(w.evidence.attempts > 0)) return false;
+      if (!countsTowardStep(previous[i], w.key.stepSince) || !(w.evidence.attempts > 0)) return false;
       const key = this.key(w.key);
       let windows = steps.get(key);
       if (!windows) steps.set(key, (windows = emptyStepWindows()));
@@ -133,6 +127,48 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
       await m.exec();
     }
     return counted;
+  }
+
+  /**
+   * Each window's previous heartbeat time of its instance on its breaker (null: none known), as a
+   * SET … GET per window in batch order would give, and the batch's times stored in its place: one
+   * hash per breaker (instance → time), read and replaced in one MULTI (three commands per breaker
+   * in the batch, not one per window). A hash lives KEEP_MS after its breaker's last write.
+   */
+  private async swapPrevious(batch: readonly PendingWindow[]): Promise<(number | null)[]> {
+    // per breaker, each instance's last time in the batch: what the hash holds after it
+    const latest = new Map<string, Map<string, string>>();
+    for (const w of batch) {
+      let times = latest.get(w.key.breakerId);
+      if (!times) latest.set(w.key.breakerId, (times = new Map()));
+      times.set(w.instanceId, String(w.at));
+    }
+    const m = this.redis.multi();
+    for (const [breakerId, times] of latest) {
+      const key = this.lastKey(breakerId);
+      m.hmget(key, ...times.keys());
+      m.hset(key, ...[...times].flat());
+      m.pexpire(key, KEEP_MS);
+    }
+    const replies = (await m.exec()) ?? [];
+    const known = new Map<string, string | null>();
+    [...latest].forEach(([breakerId, times], b) => {
+      const [err, values] = replies[3 * b] ?? [new Error('no reply')];
+      if (err) throw err;
+      [...times.keys()].forEach((instanceId, j) =>
+        known.set(`${breakerId}\u0000${instanceId}`, (values as (string | null)[])[j] ?? null),
+      );
+    });
+    return batch.map((w) => {
+      const k = `${w.key.breakerId}\u0000${w.instanceId}`;
+      const before = known.get(k) ?? null;
+      known.set(k, String(w.at)); // the next window of this instance in the batch follows this one
+      return before === null ? null : Number(before);
+    });
+  }
+
+  private lastKey(breakerId: string): string {
+    return `${this.prefix}last:${breakerId}`;
   }
 
   /** One step's sums and windows of a batch: three counters, and each figure's windows in one push. */
