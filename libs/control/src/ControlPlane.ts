@@ -944,18 +944,13 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const level = currentLevel(breaker.globalState, pool);
     if (step === null || level === null) return {};
     if (stepSince !== null) {
-      // counted only if this window ran wholly under the step (core countsTowardStep, in the store).
-      // Not awaited: the answer does not depend on it, and the store may write it behind (the ramp
-      // tick's sample waits for what this process accepted; a crash may lose one flush window)
-      this.ports.evidence
-        .add(
-          { breakerId: breaker.id, epoch, step, stepSince },
-          { instanceId, at: receivedAt },
-          verdict.evidence,
-        )
-        .catch((err: unknown) =>
-          this.warn(`ramp evidence of ${breaker.id}/${instanceId} lost: ${(err as Error).message}`),
-        );
+      // counted only if this window ran wholly under the step (core countsTowardStep, in the store);
+      // stored before the answer, so a crash loses no answered window
+      await this.ports.evidence.add(
+        { breakerId: breaker.id, epoch, step, stepSince },
+        { instanceId, at: receivedAt },
+        verdict.evidence,
+      );
     }
     const periodMs = this.settings.heartbeatTtlMs;
     // rotate who is admitted once per validity period, so small steps reach every instance in turn

@@ -18,14 +18,11 @@ import {
   type StepWindows,
   type WindowPercentile,
 } from '@recloser/core';
-import { WRITE_BEHIND_MS } from '../breakers/presence-buffer.js';
 import { ControllerConfig } from '../config/controller-config.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 
 // a step's evidence outlives any dwell an operator would configure, then Redis drops it
 const KEEP_MS = 30 * 60_000;
-/** windows buffered at most before a batch is written at once (a burst does not wait the window) */
-export const EVIDENCE_BATCH_MAX = 5000;
 
 interface PendingWindow {
   key: StepKey;
@@ -38,19 +35,22 @@ interface PendingWindow {
 
 @Injectable()
 /**
- * The control layer's StepEvidenceStore on Redis, written behind like the presence rows: windows
- * accepted within WRITE_BEHIND_MS (or while a write runs) are written together, so a RAMPING
- * heartbeat waits on no round trip of its own. Per batch: one MULTI swaps every instance's
- * previous heartbeat time (a hash per breaker), core decides which windows count (countsTowardStep) and sums them per
- * step (addEvidenceWindow), and one MULTI adds each step's sums and pushes its windows (a few
- * commands per step, not per window). Windows of one instance keep their order within a batch. A
- * sample waits for what this process accepted; a crash may lose the windows of one batch.
+ * The control layer's StepEvidenceStore on Redis. Windows arriving together (one event-loop turn,
+ * or while a write runs) are written together, and each heartbeat's answer waits for its batch (a
+ * crash loses no answered window). Per batch, two round trips whatever its size: one MULTI swaps
+ * every instance's previous heartbeat time (a hash per breaker), core decides which windows count
+ * (countsTowardStep) and sums them per step (addEvidenceWindow), and one MULTI adds each step's
+ * sums and pushes its windows — a few commands per breaker and step, not several per window.
+ * Windows of one instance keep their order within a batch.
  */
 export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationShutdown {
   private readonly prefix: string;
   private pending: PendingWindow[] = [];
   private writing: Promise<void> | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private scheduled: NodeJS.Immediate | null = null;
+  /** windows accepted, and windows whose batch ended (written or failed), since this store began */
+  private accepted = 0;
+  private ended = 0;
 
   constructor(
     @Inject(REDIS_CLIENT) private readonly redis: Redis,
@@ -71,7 +71,8 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
   add(key: StepKey, heartbeat: { instanceId: string; at: number }, evidence: Evidence): Promise<boolean> {
     return new Promise<boolean>((settle, fail) => {
       this.pending.push({ key, instanceId: heartbeat.instanceId, at: heartbeat.at, evidence, settle, fail });
-      this.schedule(this.pending.length >= EVIDENCE_BATCH_MAX);
+      this.accepted += 1;
+      this.schedule();
     });
   }
 
@@ -80,19 +81,12 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
     await this.settled();
   }
 
-  /** A batch starts WRITE_BEHIND_MS after its first window, or `now`; one write runs at a time. */
-  private schedule(now = false): void {
-    if (this.writing) return; // a running write starts the next batch when it ends
-    if (now) {
-      if (this.timer) clearTimeout(this.timer);
-      this.timer = null;
+  private schedule(): void {
+    if (this.scheduled || this.writing) return; // a running write starts the next batch when it ends
+    this.scheduled = setImmediate(() => {
+      this.scheduled = null;
       void this.writeBatch();
-    } else if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        void this.writeBatch();
-      }, WRITE_BEHIND_MS);
-    }
+    });
   }
 
   private async writeBatch(): Promise<void> {
@@ -105,6 +99,7 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
     );
     this.writing = run;
     await run;
+    this.ended += batch.length;
     this.writing = null;
     if (this.pending.length > 0) this.schedule();
   }
@@ -191,11 +186,22 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
     }
   }
 
-  /** Waits for windows this process has accepted to be written (a sample read after sees them). */
+  /**
+   * Waits until the windows this process accepted before the call are written (a sample read after
+   * sees them); windows arriving meanwhile do not hold it up.
+   */
   private async settled(): Promise<void> {
-    while (this.writing || this.pending.length > 0) {
-      if (this.writing) await this.writing;
-      else this.schedule(true);
+    const target = this.accepted;
+    while (this.ended < target) {
+      if (this.writing) {
+        await this.writing;
+        // writeBatch counts the batch as ended right after; let it run
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      } else {
+        if (this.scheduled) clearImmediate(this.scheduled);
+        this.scheduled = null;
+        await this.writeBatch();
+      }
     }
   }
 
