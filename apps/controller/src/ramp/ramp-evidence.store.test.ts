@@ -82,7 +82,7 @@ describe('RampEvidenceStore', () => {
     const windowArb = fc.record({
       instance: fc.constantFrom('a', 'b', 'c'),
       step: fc.constantFrom(0, 1),
-      gap: fc.integer({ min: 0, max: 900 }),
+      gap: fc.constantFrom(0, 250, 500, 750), // times that land exactly on stepSince too
       attempts: fc.integer({ min: 0, max: 30 }),
       failures: fc.integer({ min: 0, max: 30 }),
       latency: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
@@ -114,12 +114,12 @@ describe('RampEvidenceStore', () => {
     );
   });
 
-  it('writes a batch of many windows in two round trips (a MULTI swapping the times, a MULTI adding), not per window', async () => {
-    const calls = { pipeline: 0, multi: 0 };
-    // the real client, with its pipeline and multi calls counted
+  it('writes a batch of many windows in one round trip (one script per breaker), not per window', async () => {
+    const calls = { evalsha: 0, pipeline: 0, multi: 0 };
+    // the real client, with the calls that reach Redis for a batch counted
     const countingRedis = new Proxy(redis, {
       get(target, prop, receiver) {
-        if (prop === 'pipeline' || prop === 'multi')
+        if (prop === 'evalsha' || prop === 'pipeline' || prop === 'multi')
           return (...args: unknown[]) => {
             calls[prop] += 1;
             return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
@@ -133,13 +133,15 @@ describe('RampEvidenceStore', () => {
       counted.add(step, { instanceId: `i${i}`, at: 1_500 }, window(2, 2)),
     );
     expect(await Promise.all(first)).toEqual(first.map(() => false)); // no earlier heartbeats: none counts
-    expect(calls).toEqual({ pipeline: 0, multi: 1 }); // nothing counted: nothing to add
+    expect(calls).toEqual({ evalsha: 1, pipeline: 0, multi: 0 });
+    const other = { breakerId: 'b5-other', epoch: 1, step: 0, stepSince: 1_000 };
     const second = Array.from({ length: 300 }, (_, i) =>
-      counted.add(step, { instanceId: `i${i}`, at: 2_500 }, window(2, 1)),
+      counted.add(i % 2 ? step : other, { instanceId: `i${i}`, at: 2_500 }, window(2, 1)),
     );
-    expect(await Promise.all(second)).toEqual(second.map(() => true));
-    expect(calls).toEqual({ pipeline: 0, multi: 3 });
-    expect(await counted.sample(step)).toMatchObject({ attempts: 600, successes: 300 });
+    // b5's instances beat before; b5-other's did not (previous times are per breaker)
+    expect(await Promise.all(second)).toEqual(second.map((_, i) => i % 2 === 1));
+    expect(calls).toEqual({ evalsha: 3, pipeline: 0, multi: 0 });
+    expect(await counted.sample(step)).toMatchObject({ attempts: 300, successes: 150 });
   });
 
   it('writes the windows it accepted before the app shuts down', async () => {

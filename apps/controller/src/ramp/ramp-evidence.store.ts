@@ -6,23 +6,70 @@
 // (core `countsTowardStep` on the instance's previous heartbeat, kept here per breaker and instance).
 import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { StepEvidenceStore, StepKey } from '@recloser/control';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import {
   addEvidenceWindow,
-  countsTowardStep,
   emptyStepWindows,
   MAX_STEP_WINDOWS,
   stepSample,
   type Evidence,
   type RampSample,
-  type StepWindows,
   type WindowPercentile,
 } from '@recloser/core';
 import { ControllerConfig } from '../config/controller-config.js';
+import { LuaScript } from '../redis/lua-script.js';
 import { REDIS_CLIENT } from '../redis/redis.constants.js';
 
 // a step's evidence outlives any dwell an operator would configure, then Redis drops it
 const KEEP_MS = 30 * 60_000;
+
+/**
+ * KEYS[1]: the breaker's hash of previous heartbeat times (instance → ms); KEYS[2..]: step keys.
+ * ARGV: keep ms, windows kept per figure, n, then per window: instance, at, step key index,
+ * stepSince, has attempts (1/0), attempts, successes, rate limited, latency, ttft, queue age entries
+ * ('' for none). A window counts when the previous time is strictly after stepSince and it has
+ * attempts (core countsTowardStep). Returns 1/0 per window, in order.
+ */
+const ADD_WINDOWS = new LuaScript(`
+local keep = tonumber(ARGV[1])
+local maxWindows = tonumber(ARGV[2])
+local n = tonumber(ARGV[3])
+local figures = { 'latency', 'ttft', 'queueAge' }
+local out = {}
+local touched = {}
+local lists = {}
+for i = 0, n - 1 do
+  local b = 4 + i * 11
+  local instance = ARGV[b]
+  local previous = redis.call('HGET', KEYS[1], instance)
+  redis.call('HSET', KEYS[1], instance, ARGV[b + 1])
+  local step = KEYS[tonumber(ARGV[b + 2])]
+  if previous and tonumber(previous) > tonumber(ARGV[b + 3]) and ARGV[b + 4] == '1' then
+    redis.call('HINCRBY', step, 'attempts', ARGV[b + 5])
+    redis.call('HINCRBY', step, 'successes', ARGV[b + 6])
+    redis.call('HINCRBY', step, 'rateLimited', ARGV[b + 7])
+    touched[step] = true
+    for f = 1, 3 do
+      local value = ARGV[b + 7 + f]
+      if value ~= '' then
+        local list = step .. ':' .. figures[f]
+        redis.call('RPUSH', list, value)
+        lists[list] = true
+      end
+    end
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+redis.call('PEXPIRE', KEYS[1], keep)
+for step in pairs(touched) do redis.call('PEXPIRE', step, keep) end
+for list in pairs(lists) do
+  redis.call('LTRIM', list, -maxWindows, -1)
+  redis.call('PEXPIRE', list, keep)
+end
+return out
+`);
 
 interface PendingWindow {
   key: StepKey;
@@ -37,11 +84,10 @@ interface PendingWindow {
 /**
  * The control layer's StepEvidenceStore on Redis. Windows arriving together (one event-loop turn,
  * or while a write runs) are written together, and each heartbeat's answer waits for its batch (a
- * crash loses no answered window). Per batch, two round trips whatever its size: one MULTI swaps
- * every instance's previous heartbeat time (a hash per breaker), core decides which windows count
- * (countsTowardStep) and sums them per step (addEvidenceWindow), and one MULTI adds each step's
- * sums and pushes its windows — a few commands per breaker and step, not several per window.
- * Windows of one instance keep their order within a batch.
+ * crash loses no answered window). One round trip per batch whatever its size: a script per breaker
+ * (ADD_WINDOWS) swaps each instance's previous heartbeat time and adds the windows that count, so a
+ * RAMPING heartbeat costs the replica a share of one command, not two round trips and about ten
+ * commands of its own. Windows of one instance keep their order within a batch.
  */
 export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationShutdown {
   private readonly prefix: string;
@@ -104,86 +150,58 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
     if (this.pending.length > 0) this.schedule();
   }
 
-  private async write(batch: PendingWindow[]): Promise<boolean[]> {
-    const previous = await this.swapPrevious(batch);
-    // the batch's counted windows summed per step, by core (as the in-memory store sums them)
-    const steps = new Map<string, StepWindows>();
-    const counted = batch.map((w, i) => {
-      if (!countsTowardStep(previous[i], w.key.stepSince) || !(w.evidence.attempts > 0)) return false;
-      const key = this.key(w.key);
-      let windows = steps.get(key);
-      if (!windows) steps.set(key, (windows = emptyStepWindows()));
-      addEvidenceWindow(windows, w.evidence);
-      return true;
-    });
-    if (steps.size > 0) {
-      const m = this.redis.multi();
-      for (const [key, windows] of steps) this.addTo(m, key, windows);
-      await m.exec();
-    }
-    return counted;
-  }
-
   /**
-   * Each window's previous heartbeat time of its instance on its breaker (null: none known), as a
-   * SET … GET per window in batch order would give, and the batch's times stored in its place: one
-   * hash per breaker (instance → time), read and replaced in one MULTI (three commands per breaker
-   * in the batch, not one per window). A hash lives KEEP_MS after its breaker's last write.
+   * One script per breaker in the batch (its keys together; several breakers' run back to back): a
+   * round trip per batch. Each window's contribution is core's (addEvidenceWindow on an empty step);
+   * the script swaps the instance's previous heartbeat time and applies the contribution when core
+   * countsTowardStep would (the one comparison it restates; the batch property test pins it).
    */
-  private async swapPrevious(batch: readonly PendingWindow[]): Promise<(number | null)[]> {
-    // per breaker, each instance's last time in the batch: what the hash holds after it
-    const latest = new Map<string, Map<string, string>>();
-    for (const w of batch) {
-      let times = latest.get(w.key.breakerId);
-      if (!times) latest.set(w.key.breakerId, (times = new Map()));
-      times.set(w.instanceId, String(w.at));
-    }
-    const m = this.redis.multi();
-    for (const [breakerId, times] of latest) {
-      const key = this.lastKey(breakerId);
-      m.hmget(key, ...times.keys());
-      m.hset(key, ...[...times].flat());
-      m.pexpire(key, KEEP_MS);
-    }
-    const replies = (await m.exec()) ?? [];
-    const known = new Map<string, string | null>();
-    [...latest].forEach(([breakerId, times], b) => {
-      const [err, values] = replies[3 * b] ?? [new Error('no reply')];
-      if (err) throw err;
-      [...times.keys()].forEach((instanceId, j) =>
-        known.set(`${breakerId}\u0000${instanceId}`, (values as (string | null)[])[j] ?? null),
-      );
+  private async write(batch: PendingWindow[]): Promise<boolean[]> {
+    const byBreaker = new Map<string, number[]>();
+    batch.forEach((w, i) => {
+      const list = byBreaker.get(w.key.breakerId);
+      if (list) list.push(i);
+      else byBreaker.set(w.key.breakerId, [i]);
     });
-    return batch.map((w) => {
-      const k = `${w.key.breakerId}\u0000${w.instanceId}`;
-      const before = known.get(k) ?? null;
-      known.set(k, String(w.at)); // the next window of this instance in the batch follows this one
-      return before === null ? null : Number(before);
-    });
+    const counted = batch.map(() => false);
+    await Promise.all(
+      [...byBreaker].map(async ([breakerId, indices]) => {
+        const stepKeys: string[] = [];
+        const args: (string | number)[] = [KEEP_MS, MAX_STEP_WINDOWS, indices.length];
+        for (const i of indices) {
+          const w = batch[i]!;
+          const stepKey = this.key(w.key);
+          let k = stepKeys.indexOf(stepKey);
+          if (k < 0) k = stepKeys.push(stepKey) - 1;
+          const delta = emptyStepWindows();
+          addEvidenceWindow(delta, w.evidence);
+          args.push(
+            w.instanceId,
+            String(w.at),
+            k + 2, // KEYS[1] is the breaker's hash of previous times
+            String(w.key.stepSince),
+            w.evidence.attempts > 0 ? 1 : 0,
+            delta.attempts,
+            delta.successes,
+            delta.rateLimited,
+            entry(delta.latency),
+            entry(delta.ttft),
+            entry(delta.queueAge),
+          );
+        }
+        const reply = (await ADD_WINDOWS.run(
+          this.redis,
+          [this.lastKey(breakerId), ...stepKeys],
+          args,
+        )) as number[];
+        indices.forEach((i, j) => (counted[i] = reply[j] === 1));
+      }),
+    );
+    return counted;
   }
 
   private lastKey(breakerId: string): string {
     return `${this.prefix}last:${breakerId}`;
-  }
-
-  /** One step's sums and windows of a batch: three counters, and each figure's windows in one push. */
-  private addTo(m: ChainableCommander, key: string, w: StepWindows): void {
-    m.hincrby(key, 'attempts', w.attempts);
-    m.hincrby(key, 'successes', w.successes);
-    m.hincrby(key, 'rateLimited', w.rateLimited);
-    m.pexpire(key, KEEP_MS);
-    const lists: [string, WindowPercentile[]][] = [
-      ['latency', w.latency],
-      ['ttft', w.ttft],
-      ['queueAge', w.queueAge],
-    ];
-    for (const [figure, windows] of lists) {
-      if (windows.length === 0) continue;
-      const list = `${key}:${figure}`;
-      m.rpush(list, ...windows.map((p) => `${p.value}:${p.weight}`));
-      m.ltrim(list, -MAX_STEP_WINDOWS, -1);
-      m.pexpire(list, KEEP_MS);
-    }
   }
 
   /**
@@ -224,6 +242,12 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
       queueAge: parse(queueAge),
     });
   }
+}
+
+/** A figure's window as its list keeps it ("value:weight"), '' when the window has none. */
+function entry(windows: readonly WindowPercentile[]): string {
+  const w = windows[0];
+  return w ? `${w.value}:${w.weight}` : '';
 }
 
 function parse(entries: string[]): WindowPercentile[] {
