@@ -25,32 +25,32 @@ const KEEP_MS = 30 * 60_000;
 
 /**
  * KEYS[1]: the breaker's hash of previous heartbeat times (instance → ms); KEYS[2..]: step keys.
- * ARGV: keep ms, windows kept per figure, n, then per window: instance, at, step key index,
- * stepSince, has attempts (1/0), attempts, successes, rate limited, latency, ttft, queue age entries
- * ('' for none). A window counts when the previous time is strictly after stepSince and it has
- * attempts (core countsTowardStep). Returns 1/0 per window, in order.
+ * ARGV: keep ms, windows kept per figure, and the windows as one JSON array (one argument: an
+ * argument per figure cost the replica more than the script), each [instance, at, step key index,
+ * stepSince, has attempts ('1'/'0'), attempts, successes, rate limited, latency, ttft, queue age
+ * entries ('' for none)], every figure a string. A window counts when the previous time is strictly
+ * after stepSince and it has attempts (core countsTowardStep). Returns 1/0 per window, in order.
  */
 const ADD_WINDOWS = new LuaScript(`
 local keep = tonumber(ARGV[1])
 local maxWindows = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
+local windows = cjson.decode(ARGV[3])
 local figures = { 'latency', 'ttft', 'queueAge' }
 local out = {}
 local touched = {}
 local lists = {}
-for i = 0, n - 1 do
-  local b = 4 + i * 11
-  local instance = ARGV[b]
+for _, w in ipairs(windows) do
+  local instance = w[1]
   local previous = redis.call('HGET', KEYS[1], instance)
-  redis.call('HSET', KEYS[1], instance, ARGV[b + 1])
-  local step = KEYS[tonumber(ARGV[b + 2])]
-  if previous and tonumber(previous) > tonumber(ARGV[b + 3]) and ARGV[b + 4] == '1' then
-    redis.call('HINCRBY', step, 'attempts', ARGV[b + 5])
-    redis.call('HINCRBY', step, 'successes', ARGV[b + 6])
-    redis.call('HINCRBY', step, 'rateLimited', ARGV[b + 7])
+  redis.call('HSET', KEYS[1], instance, w[2])
+  local step = KEYS[tonumber(w[3])]
+  if previous and tonumber(previous) > tonumber(w[4]) and w[5] == '1' then
+    redis.call('HINCRBY', step, 'attempts', w[6])
+    redis.call('HINCRBY', step, 'successes', w[7])
+    redis.call('HINCRBY', step, 'rateLimited', w[8])
     touched[step] = true
     for f = 1, 3 do
-      local value = ARGV[b + 7 + f]
+      local value = w[8 + f]
       if value ~= '' then
         local list = step .. ':' .. figures[f]
         redis.call('RPUSH', list, value)
@@ -167,7 +167,7 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
     await Promise.all(
       [...byBreaker].map(async ([breakerId, indices]) => {
         const stepKeys: string[] = [];
-        const args: (string | number)[] = [KEEP_MS, MAX_STEP_WINDOWS, indices.length];
+        const windows: string[][] = [];
         for (const i of indices) {
           const w = batch[i]!;
           const stepKey = this.key(w.key);
@@ -175,20 +175,21 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
           if (k < 0) k = stepKeys.push(stepKey) - 1;
           const delta = emptyStepWindows();
           addEvidenceWindow(delta, w.evidence);
-          args.push(
+          windows.push([
             w.instanceId,
             String(w.at),
-            k + 2, // KEYS[1] is the breaker's hash of previous times
+            String(k + 2), // KEYS[1] is the breaker's hash of previous times
             String(w.key.stepSince),
-            w.evidence.attempts > 0 ? 1 : 0,
-            delta.attempts,
-            delta.successes,
-            delta.rateLimited,
+            w.evidence.attempts > 0 ? '1' : '0',
+            String(delta.attempts),
+            String(delta.successes),
+            String(delta.rateLimited),
             entry(delta.latency),
             entry(delta.ttft),
             entry(delta.queueAge),
-          );
+          ]);
         }
+        const args = [KEEP_MS, MAX_STEP_WINDOWS, JSON.stringify(windows)];
         const reply = (await ADD_WINDOWS.run(
           this.redis,
           [this.lastKey(breakerId), ...stepKeys],
