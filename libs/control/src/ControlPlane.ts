@@ -944,13 +944,18 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const level = currentLevel(breaker.globalState, pool);
     if (step === null || level === null) return {};
     if (stepSince !== null) {
-      // counted only if this window ran wholly under the step (core countsTowardStep, in the store);
-      // stored before the answer, so a crash loses no answered window
-      await this.ports.evidence.add(
-        { breakerId: breaker.id, epoch, step, stepSince },
-        { instanceId, at: receivedAt },
-        verdict.evidence,
-      );
+      // counted only if this window ran wholly under the step (core countsTowardStep, in the store).
+      // Not awaited: the answer does not depend on it. The store writes it within its batch (the ramp
+      // tick's sample waits for what this process accepted); a crash may lose a batch being written
+      this.ports.evidence
+        .add(
+          { breakerId: breaker.id, epoch, step, stepSince },
+          { instanceId, at: receivedAt },
+          verdict.evidence,
+        )
+        .catch((err: unknown) =>
+          this.warn(`ramp evidence of ${breaker.id}/${instanceId} lost: ${(err as Error).message}`),
+        );
     }
     const periodMs = this.settings.heartbeatTtlMs;
     // rotate who is admitted once per validity period, so small steps reach every instance in turn

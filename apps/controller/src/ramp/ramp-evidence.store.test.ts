@@ -144,6 +144,25 @@ describe('RampEvidenceStore', () => {
     expect(await counted.sample(step)).toMatchObject({ attempts: 300, successes: 150 });
   });
 
+  it('a sample waits for the windows accepted before it, not for those that keep arriving', async () => {
+    const step = { breakerId: 'b7', epoch: 1, step: 0, stepSince: 1_000 };
+    await store.add(step, { instanceId: 'i', at: 1_500 }, window(1, 1));
+    void store.add(step, { instanceId: 'i', at: 2_500 }, window(3, 3));
+    // a steady stream of heartbeats, one window every turn of the event loop, while the sample waits
+    let streaming = true;
+    let at = 3_000;
+    const stream = (async () => {
+      while (streaming) {
+        void store.add(step, { instanceId: 'j', at: at++ }, window(1, 1));
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    })();
+    const sample = await store.sample(step);
+    streaming = false;
+    await stream;
+    expect(sample.attempts).toBeGreaterThanOrEqual(3);
+  });
+
   it('writes the windows it accepted before the app shuts down', async () => {
     const step = { breakerId: 'b6', epoch: 1, step: 0, stepSince: 1_000 };
     const leaving = new RampEvidenceStore(redis, { redisPrefix: prefix } as ControllerConfig);

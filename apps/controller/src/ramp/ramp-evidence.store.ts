@@ -83,8 +83,10 @@ interface PendingWindow {
 @Injectable()
 /**
  * The control layer's StepEvidenceStore on Redis. Windows arriving together (one event-loop turn,
- * or while a write runs) are written together, and each heartbeat's answer waits for its batch (a
- * crash loses no answered window). One round trip per batch whatever its size: a script per breaker
+ * or while a write runs) are written together; the control plane does not wait for them (a crash
+ * may lose the windows of the batch being written, a few milliseconds' worth). A sample waits only
+ * for windows accepted before it: under steady heartbeats, waiting until nothing is pending could
+ * hold the ramp tick back indefinitely. One round trip per batch whatever its size: a script per breaker
  * (ADD_WINDOWS) swaps each instance's previous heartbeat time and adds the windows that count, so a
  * RAMPING heartbeat costs the replica a share of one command, not two round trips and about ten
  * commands of its own. Windows of one instance keep their order within a batch.
