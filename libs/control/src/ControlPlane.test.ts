@@ -20,7 +20,12 @@ const ID = `${GROUP}:${DEP}`;
 
 function setup(
   start = 0,
-  extra: { maxBreakersPerGroup?: number; maxInstancesPerGroup?: number; pools?: PoolConfig[] } = {},
+  extra: {
+    maxBreakersPerGroup?: number;
+    maxInstancesPerGroup?: number;
+    breakerViewMs?: number;
+    pools?: PoolConfig[];
+  } = {},
 ) {
   const clock = new FakeClock(start);
   const control = createMemoryControlPlane({
@@ -34,12 +39,17 @@ function setup(
   return { clock, control };
 }
 
-const beat = (plane: ControlPlane, instanceId: string, state: ReportedState) =>
+const beat = (
+  plane: ControlPlane,
+  instanceId: string,
+  state: ReportedState,
+  demand: Record<string, number> = { standard: 1 },
+) =>
   plane.heartbeat({
     instanceId,
     group: GROUP,
     region: 'eu-west',
-    breakers: [{ dependency: DEP, state, evidence: emptyEvidence(), demand: { standard: 1 } }],
+    breakers: [{ dependency: DEP, state, evidence: emptyEvidence(), demand }],
   });
 
 const stateOf = (control: MemoryControl) => control.breakers.peek(ID)?.globalState.state;
@@ -170,10 +180,12 @@ describe('ControlPlane: probe leases', () => {
 });
 
 describe('ControlPlane: routine heartbeats while RAMPING', () => {
-  it('writes an unchanged, not locally open heartbeat of a RAMPING breaker behind; a changed or open one through', async () => {
+  /** a breaker RAMPING with instances a, b, c; `through` lists, per write asked of presence, whether it was decisive */
+  async function ramping(breakerViewMs?: number) {
     const body = defaultPoolBody([DEP]);
     const { clock, control } = setup(0, {
       pools: [{ id: 'p', ...body, probe: { ...body.probe, probesToPass: 1 } }],
+      ...(breakerViewMs !== undefined ? { breakerViewMs } : {}),
     });
     const ids = ['a', 'b', 'c'];
     for (const i of ids) await beat(control.plane, i, 'closed');
@@ -193,13 +205,59 @@ describe('ControlPlane: routine heartbeats while RAMPING', () => {
       through.push(!routine);
       return record(hb, verdicts, now, routine);
     };
+    return { clock, control, through };
+  }
+
+  it('writes nothing for an unchanged report while its row is fresh, a changed demand behind, a changed state or an open one through', async () => {
+    const { clock, control, through } = await ramping();
     await beat(control.plane, 'b', 'closed'); // open → closed: a change, written through
-    await beat(control.plane, 'b', 'closed'); // unchanged: behind
-    clock.advance(200); // within the view (BREAKER_VIEW_MS) and the CLOSED-only refresh window
-    await beat(control.plane, 'b', 'closed'); // unchanged again: behind, and still written (a ramp's division reads its demand)
+    await beat(control.plane, 'b', 'closed'); // unchanged, row fresh: not written
+    clock.advance(200); // within the view (BREAKER_VIEW_MS) and the refresh window (TTL/4)
+    await beat(control.plane, 'b', 'closed', { standard: 3 }); // a new demand (the division reads it): behind
+    await beat(control.plane, 'b', 'closed', { standard: 3 }); // unchanged again: not written
+    await beat(control.plane, 'b', 'closed', { standard: 3, batch: 0 }); // the same positive demand: not written
     await beat(control.plane, 'b', 'open'); // locally open: through
-    expect(through).toEqual([true, false, false, true]);
+    expect(through).toEqual([true, false, true]);
     expect(stateOf(control)).toBe('ramping');
+  });
+
+  it('rewrites an unchanged report once its row is a quarter TTL old: not at T-1 ms, behind at T', async () => {
+    const { clock, control, through } = await ramping(10 * TTL);
+    await beat(control.plane, 'b', 'closed'); // written through at t0
+    const t0 = clock.now();
+    clock.set(t0 + TTL / 4 - 1);
+    await beat(control.plane, 'b', 'closed');
+    expect(through).toEqual([true]);
+    clock.set(t0 + TTL / 4);
+    await beat(control.plane, 'b', 'closed');
+    expect(through).toEqual([true, false]);
+    // and the stored row carries the demand the division divides by
+    const live = await control.presence.liveDemand(control.breakers.peek(ID)!.id, clock.now());
+    expect(live.find((l) => l.instanceId === 'b')?.demand).toEqual({ standard: 1 });
+  });
+
+  it('property: whatever the demands reported, the row live for the division carries the last one', async () => {
+    const demand = fc.record({
+      standard: fc.integer({ min: 0, max: 3 }),
+      batch: fc.integer({ min: 0, max: 2 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(demand, fc.integer({ min: 0, max: 400 })), { minLength: 1, maxLength: 12 }),
+        async (beats) => {
+          const { clock, control } = await ramping(10 * TTL);
+          for (const [d, gap] of beats) {
+            clock.advance(gap);
+            await beat(control.plane, 'b', 'closed', d);
+          }
+          const last = beats.at(-1)![0];
+          const positive = Object.fromEntries(Object.entries(last).filter(([, v]) => v > 0));
+          const live = await control.presence.liveDemand(control.breakers.peek(ID)!.id, clock.now());
+          expect(live.find((l) => l.instanceId === 'b')?.demand).toEqual(positive);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
 

@@ -153,8 +153,11 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
   private readonly breakerIds = new Map<string, string>();
   /** counts state changes seen here: a read that began before one may not enter the view */
   private viewGeneration = 0;
-  /** the state this process last stored for (breaker, instance): an unchanged report is routine */
-  private readonly reported = new Map<string, { state: ReportedState; writtenAt: number }>();
+  /**
+   * What this process last stored for (breaker, instance): an unchanged state is routine, and a
+   * routine RAMPING report whose demand (`demand`, demandKey) is unchanged need not be rewritten yet
+   */
+  private readonly reported = new Map<string, { state: ReportedState; writtenAt: number; demand: string }>();
   /** heartbeats that wrote something decisive wait for one evaluation of all their breakers */
   private nextEvaluation: { ids: Set<string>; done: Promise<Map<string, Evaluated>> } | null = null;
   private lastEvaluation: Promise<unknown> = Promise.resolve();
@@ -214,11 +217,11 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     for (const v of verdicts) this.breakerIds.set(`${group}\u0000${v.verdict.dependency}`, v.breakerId);
     // routine: every breaker CLOSED or RAMPING in the view, nothing locally open, each state as last
     // stored here. Such a heartbeat cannot change a decision (quorum is judged only while CLOSED; a
-    // ramp is judged on its step evidence): it is written behind and answered from the view. A
-    // CLOSED-only heartbeat is not written at all while the rows this replica wrote are younger than
-    // REFRESH_FRACTION of the TTL (they are live either way; a ramp's division reads their demand, so
-    // those are always written). Anything else is written through and evaluated (with the other
-    // heartbeats waiting) before the answer.
+    // ramp is judged on its step evidence, which the evidence store keeps apart from the rows): it is
+    // written behind and answered from the view. It is not written at all while the rows this
+    // replica wrote are younger than REFRESH_FRACTION of the TTL (they are live either way) and, on a
+    // RAMPING breaker, carry the demand reported now (a ramp's division reads it). Anything else is
+    // written through and evaluated (with the other heartbeats waiting) before the answer.
     const shown = verdicts.map((v) => this.viewOf(v.breakerId, now));
     const last = verdicts.map((v) => this.reported.get(reportKey(v.breakerId, instanceId)));
     const routine = verdicts.every(
@@ -228,18 +231,28 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         last[i]?.state === v.verdict.state,
     );
     const refreshAfterMs = this.settings.heartbeatTtlMs * REFRESH_FRACTION;
+    const demands = verdicts.map((v) => demandKey(v.verdict.demand));
     // routed rates (issue 14) are the velocity of a shift now: a heartbeat carrying them is written
     const fresh =
       routine &&
       verdicts.every((v) => v.verdict.routed === undefined) &&
-      shown.every((s) => s?.breaker.globalState.state === 'closed') &&
-      last.every((l) => l !== undefined && now - l.writtenAt < refreshAfterMs && now >= l.writtenAt);
+      last.every(
+        (l, i) =>
+          l !== undefined &&
+          now - l.writtenAt < refreshAfterMs &&
+          now >= l.writtenAt &&
+          (shown[i]?.breaker.globalState.state === 'closed' || l.demand === demands[i]),
+      );
     const written = fresh ? Promise.resolve() : presence.record(heartbeat, verdicts, now, routine);
+    const stored = (i: number) => ({
+      state: verdicts[i]!.verdict.state,
+      writtenAt: now,
+      demand: demands[i]!,
+    });
     let evaluated: Map<string, Evaluated>;
     if (routine) {
       if (!fresh) {
-        for (const v of verdicts)
-          this.reported.set(reportKey(v.breakerId, instanceId), { state: v.verdict.state, writtenAt: now });
+        verdicts.forEach((v, i) => this.reported.set(reportKey(v.breakerId, instanceId), stored(i)));
         written.catch((err: unknown) => {
           for (const v of verdicts) this.reported.delete(reportKey(v.breakerId, instanceId));
           this.warn(`heartbeat of ${group}/${instanceId} written behind, lost: ${(err as Error).message}`);
@@ -251,8 +264,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       if (this.metInstances.size >= MAX_REPORTED_ENTRIES) this.metInstances.clear();
       this.metInstances.add(`${group}\u0000${instanceId}`);
       if (this.reported.size >= MAX_REPORTED_ENTRIES) this.reported.clear();
-      for (const v of verdicts)
-        this.reported.set(reportKey(v.breakerId, instanceId), { state: v.verdict.state, writtenAt: now });
+      verdicts.forEach((v, i) => this.reported.set(reportKey(v.breakerId, instanceId), stored(i)));
       // quorum is judged only while CLOSED: a breaker the view shows recovering needs no count
       const judged = verdicts.filter((_, i) => !shown[i] || shown[i].breaker.globalState.state === 'closed');
       evaluated = new Map(
@@ -941,12 +953,18 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const level = currentLevel(breaker.globalState, pool);
     if (step === null || level === null) return {};
     if (stepSince !== null) {
-      // counted only if this window ran wholly under the step (core countsTowardStep, in the store)
-      await this.ports.evidence.add(
-        { breakerId: breaker.id, epoch, step, stepSince },
-        { instanceId, at: receivedAt },
-        verdict.evidence,
-      );
+      // counted only if this window ran wholly under the step (core countsTowardStep, in the store).
+      // Not awaited: the answer does not depend on it. The store writes it within its batch (the ramp
+      // tick's sample waits for what this process accepted); a crash may lose a batch being written
+      this.ports.evidence
+        .add(
+          { breakerId: breaker.id, epoch, step, stepSince },
+          { instanceId, at: receivedAt },
+          verdict.evidence,
+        )
+        .catch((err: unknown) =>
+          this.warn(`ramp evidence of ${breaker.id}/${instanceId} lost: ${(err as Error).message}`),
+        );
     }
     const periodMs = this.settings.heartbeatTtlMs;
     // rotate who is admitted once per validity period, so small steps reach every instance in turn
@@ -1065,6 +1083,17 @@ function staleToken(): ControlError {
 
 function reportKey(breakerId: string, instanceId: string): string {
   return `${breakerId}\u0000${instanceId}`;
+}
+
+/**
+ * A reported demand as a comparable string: core positiveDemand's figures by class, in class order
+ * (what the stored row keeps of it).
+ */
+function demandKey(raw: BreakerVerdict['demand']): string {
+  const demand = positiveDemand(raw);
+  const classes = Object.keys(demand);
+  if (classes.length > 1) classes.sort();
+  return JSON.stringify(classes.map((cls) => [cls, demand[cls]]));
 }
 
 /** Global states whose unchanged, not locally open heartbeats decide nothing (see heartbeat). */

@@ -1,6 +1,8 @@
 // The step evidence store on the real Redis (own key prefix): a heartbeat window counts toward a
 // step only when the instance's previous heartbeat came after the step began (core countsTowardStep).
+import { MemoryStepEvidence, type StepKey } from '@recloser/control';
 import { emptyEvidence, type Evidence } from '@recloser/core';
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testPrefix } from '../../../../test/recovery/support/services.js';
@@ -73,5 +75,101 @@ describe('RampEvidenceStore', () => {
     await store.add(step, { instanceId: 'i', at: 1_500 }, window(1, 1));
     void store.add(step, { instanceId: 'i', at: 2_500 }, window(5, 4));
     expect(await store.sample(step)).toMatchObject({ attempts: 5, successes: 4 });
+  });
+
+  it('property: windows written together (one batch, a step on each of several breakers) get the answers and sums of the in-memory store, one at a time', async () => {
+    let run = 0;
+    const windowArb = fc.record({
+      instance: fc.constantFrom('a', 'b', 'c'),
+      step: fc.constantFrom(0, 1),
+      gap: fc.constantFrom(0, 250, 500, 750), // times that land exactly on stepSince too
+      attempts: fc.integer({ min: 0, max: 30 }),
+      failures: fc.integer({ min: 0, max: 30 }),
+      latency: fc.option(fc.integer({ min: 1, max: 5000 }), { nil: null }),
+      queueAge: fc.option(fc.integer({ min: 0, max: 500 }), { nil: null }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(windowArb, { minLength: 1, maxLength: 40 }), async (windows) => {
+        // two breakers on a step each (the in-memory store keeps one step per breaker)
+        const keys: StepKey[] = [
+          { breakerId: `prop-${run}-x`, epoch: 1, step: 0, stepSince: 1_000 },
+          { breakerId: `prop-${run++}-y`, epoch: 2, step: 1, stepSince: 3_000 },
+        ];
+        const memory = new MemoryStepEvidence();
+        let at = 500;
+        const adds = windows.map((w) => {
+          at += w.gap;
+          const e = window(w.attempts, Math.max(0, w.attempts - w.failures));
+          e.latencyP95Ms = w.latency;
+          e.queueAgeMs = w.queueAge;
+          return { key: keys[w.step]!, heartbeat: { instanceId: w.instance, at }, e };
+        });
+        const expected: boolean[] = [];
+        for (const a of adds) expected.push(await memory.add(a.key, a.heartbeat, a.e));
+        const answers = await Promise.all(adds.map((a) => store.add(a.key, a.heartbeat, a.e)));
+        expect(answers).toEqual(expected);
+        for (const k of keys) expect(await store.sample(k)).toEqual(await memory.sample(k));
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('writes a batch of many windows in one round trip (one script per breaker), not per window', async () => {
+    const calls = { evalsha: 0, pipeline: 0, multi: 0 };
+    // the real client, with the calls that reach Redis for a batch counted
+    const countingRedis = new Proxy(redis, {
+      get(target, prop, receiver) {
+        if (prop === 'evalsha' || prop === 'pipeline' || prop === 'multi')
+          return (...args: unknown[]) => {
+            calls[prop] += 1;
+            return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const counted = new RampEvidenceStore(countingRedis, { redisPrefix: prefix } as ControllerConfig);
+    const step = { breakerId: 'b5', epoch: 1, step: 0, stepSince: 1_000 };
+    const first = Array.from({ length: 300 }, (_, i) =>
+      counted.add(step, { instanceId: `i${i}`, at: 1_500 }, window(2, 2)),
+    );
+    expect(await Promise.all(first)).toEqual(first.map(() => false)); // no earlier heartbeats: none counts
+    expect(calls).toEqual({ evalsha: 1, pipeline: 0, multi: 0 });
+    const other = { breakerId: 'b5-other', epoch: 1, step: 0, stepSince: 1_000 };
+    const second = Array.from({ length: 300 }, (_, i) =>
+      counted.add(i % 2 ? step : other, { instanceId: `i${i}`, at: 2_500 }, window(2, 1)),
+    );
+    // b5's instances beat before; b5-other's did not (previous times are per breaker)
+    expect(await Promise.all(second)).toEqual(second.map((_, i) => i % 2 === 1));
+    expect(calls).toEqual({ evalsha: 3, pipeline: 0, multi: 0 });
+    expect(await counted.sample(step)).toMatchObject({ attempts: 300, successes: 150 });
+  });
+
+  it('a sample waits for the windows accepted before it, not for those that keep arriving', async () => {
+    const step = { breakerId: 'b7', epoch: 1, step: 0, stepSince: 1_000 };
+    await store.add(step, { instanceId: 'i', at: 1_500 }, window(1, 1));
+    void store.add(step, { instanceId: 'i', at: 2_500 }, window(3, 3));
+    // a steady stream of heartbeats, one window every turn of the event loop, while the sample waits
+    let streaming = true;
+    let at = 3_000;
+    const stream = (async () => {
+      while (streaming) {
+        void store.add(step, { instanceId: 'j', at: at++ }, window(1, 1));
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    })();
+    const sample = await store.sample(step);
+    streaming = false;
+    await stream;
+    expect(sample.attempts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('writes the windows it accepted before the app shuts down', async () => {
+    const step = { breakerId: 'b6', epoch: 1, step: 0, stepSince: 1_000 };
+    const leaving = new RampEvidenceStore(redis, { redisPrefix: prefix } as ControllerConfig);
+    void leaving.add(step, { instanceId: 'i', at: 1_500 }, window(1, 1));
+    void leaving.add(step, { instanceId: 'i', at: 2_500 }, window(4, 3));
+    await leaving.beforeApplicationShutdown();
+    // another replica's store reads them
+    expect(await store.sample(step)).toMatchObject({ attempts: 4, successes: 3 });
   });
 });

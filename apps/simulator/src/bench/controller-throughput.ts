@@ -6,6 +6,12 @@
 // Fastify route answering JSON in this process, measured in the same run with the same client over
 // loopback: a bounded number of requests at a bounded concurrency. The replica is the built dist,
 // as a child process, on a database and Redis key prefix of its own.
+//
+// BENCH_CASES (comma-separated, from CASES) runs only those cases, e.g. `BENCH_CASES=closed-1000,ramping`
+// for the RAMPING/CLOSED ratio: compare cases of one run, not across runs (the machine is shared).
+// BENCH_ROUNDS (default 2) is how many interleaved runs each case keeps the best of.
+// BENCH_CONTROLLER_NODE_ARGS (space-separated) are node flags for the (first) replica, e.g.
+// `--cpu-prof --cpu-prof-dir=/tmp/prof` for a CPU profile of it under the load.
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
@@ -31,6 +37,30 @@ const CLOCK_TICKS_PER_SEC = 100;
 const REPLICAS = 3;
 /** no run takes longer than this, whatever the machine */
 const TIME_CAP_MS = 60_000;
+/** the cases BENCH_CASES may name */
+export const CASES = [
+  'closed-100',
+  'closed-1000',
+  'closed-10000',
+  'ramping',
+  'lease',
+  'paced',
+  'replicas',
+] as const;
+export type BenchCase = (typeof CASES)[number];
+
+/** The cases a BENCH_CASES value selects: all when unset or empty; an unknown name is an error. */
+export function selectedCases(raw: string | undefined): ReadonlySet<BenchCase> {
+  const names = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (names.length === 0) return new Set(CASES);
+  for (const name of names)
+    if (!(CASES as readonly string[]).includes(name))
+      throw new Error(`BENCH_CASES: unknown case "${name}" (cases: ${CASES.join(', ')})`);
+  return new Set(names as BenchCase[]);
+}
 
 interface Result {
   name: string;
@@ -41,6 +71,10 @@ interface Result {
   p99Ms: number;
   /** Postgres CPU time (all its processes on this machine) per request during the run, µs */
   pgUsPerReq?: number;
+  /** CPU time of the replica(s) under test per request, µs: steadier than req/s on a shared machine */
+  appUsPerReq?: number;
+  /** Redis's CPU time (its processes on this machine) per request, µs */
+  redisUsPerReq?: number;
 }
 
 interface Target {
@@ -59,6 +93,8 @@ interface Target {
 }
 
 export async function run(): Promise<void> {
+  const cases = selectedCases(process.env.BENCH_CASES);
+  const rounds = Math.max(1, Math.floor(Number(process.env.BENCH_ROUNDS ?? 2)) || 2);
   const bare = Fastify({ logger: false });
   bare.post('/bare', async (req) => ({
     ok: true,
@@ -81,7 +117,8 @@ export async function run(): Promise<void> {
     RECLOSER_RATE_LIMIT_WRITES_PER_MIN: '100000000',
   };
   const replicas: Awaited<ReturnType<typeof startController>>[] = [];
-  const controller = await startController({ env }).catch(async (err: unknown) => {
+  const execArgv = (process.env.BENCH_CONTROLLER_NODE_ARGS ?? '').split(' ').filter((a) => a.length > 0);
+  const controller = await startController({ env, execArgv }).catch(async (err: unknown) => {
     await database.drop();
     await bare.close();
     throw err;
@@ -95,6 +132,7 @@ export async function run(): Promise<void> {
     ];
     const targets: [Target, Target][] = [];
     for (const live of FLEETS) {
+      if (!cases.has(`closed-${live}`)) continue;
       const [subject, baseline] = againstBare(
         `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live`,
         '/v1/heartbeats',
@@ -110,7 +148,7 @@ export async function run(): Promise<void> {
       (i) => setup.rampingBody(i % 1000),
       200,
     );
-    targets.push([{ ...ramping, before: setup.registerRamping }, rampingBare]);
+    if (cases.has('ramping')) targets.push([{ ...ramping, before: setup.registerRamping }, rampingBare]);
     const [lease, leaseBare] = againstBare(
       `POST /v1/probes/lease, ${LEASERS.toLocaleString('en')} live instances (grant or re-delivery)`,
       '/v1/probes/lease',
@@ -118,7 +156,7 @@ export async function run(): Promise<void> {
       201,
     );
     // leases go to live instances only: heartbeats from all of them just before
-    targets.push([{ ...lease, before: setup.registerLeasers }, leaseBare]);
+    if (cases.has('lease')) targets.push([{ ...lease, before: setup.registerLeasers }, leaseBare]);
     const rows: string[][] = [
       [
         'endpoint',
@@ -130,67 +168,79 @@ export async function run(): Promise<void> {
         'req/s vs bare',
         'p99 vs bare',
         'Postgres CPU µs/req',
+        'replica CPU µs/req',
+        'Redis CPU µs/req',
       ],
     ];
     for (const [subject, baseline] of targets) {
       // interleave: bare, subject, bare, subject … and keep the better of each (noise only slows)
-      const b1 = await load(baseline, 0);
-      await subject.before?.();
-      const s1 = await measured(subject, 0);
-      const b2 = await load(baseline, REQUESTS);
-      await subject.before?.();
-      const s2 = await measured(subject, REQUESTS);
-      const b = b1.perSec >= b2.perSec ? b1 : b2;
-      const s = s1.perSec >= s2.perSec ? s1 : s2;
-      rows.push(row(s, b), row(b, null));
+      let b: Result | null = null;
+      let s: Result | null = null;
+      for (let round = 0; round < rounds; round++) {
+        const br = await load(baseline, round * REQUESTS);
+        await subject.before?.();
+        const sr = await measured(subject, round * REQUESTS, [controller.process.pid!]);
+        if (!b || br.perSec > b.perSec) b = br;
+        if (!s || sr.perSec > s.perSec) s = sr;
+      }
+      rows.push(row(s!, b), row(b!, null));
       process.stderr.write(`  measured ${subject.name}\n`);
     }
-    await setup.registerLeasers();
-    const paced = await loadPaced(
-      {
-        name: `POST /v1/probes/lease, paced ${PACED_PER_SEC}/s`,
-        port: controller.port,
-        path: '/v1/probes/lease',
-        token: setup.key,
-        body: (i) => setup.leaseBody(2 * REQUESTS + i),
-        ok: 201,
-      },
-      PACED_PER_SEC,
-      PACED_MS,
-    );
-    rows.push(row(paced, null));
-
-    // the same routine load on REPLICAS replicas of one database, each instance sticking to one
-    const others = await Promise.all(
-      Array.from({ length: REPLICAS - 1 }, () =>
-        startController({ env: { ...env, RECLOSER_MIGRATE_ON_BOOT: 'false' } }),
-      ),
-    );
-    replicas.push(...others);
-    const ports = [controller.port, ...others.map((c) => c.port)];
-    const live = FLEETS.at(-1)!;
-    const spread: Target = {
-      name: `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live, ${REPLICAS} replicas`,
-      port: controller.port,
-      portOf: (i) => ports[(i % live) % ports.length]!,
-      path: '/v1/heartbeats',
-      token: setup.key,
-      body: (i) => setup.heartbeatBody(live, i % live),
-      ok: 200,
-    };
-    const { portOf: _sticky, ...alone } = spread;
-    await setup.register(live);
-    const one = await measured({ ...alone, name: '… the same on 1 replica' }, 0);
-    await setup.register(live, (i) => ports[i % ports.length]!);
-    const three = await measured(spread, REQUESTS);
-    rows.push(row(three, null), row(one, null));
+    if (cases.has('paced')) await pacedCase();
+    if (cases.has('replicas')) await replicasCase();
     console.log(
       `one controller replica (child process) vs a bare Fastify route; ${REQUESTS} requests each, ` +
-        `${CONCURRENCY} concurrent, keep-alive over loopback; best of two interleaved runs; ` +
+        `${CONCURRENCY} concurrent, keep-alive over loopback; best of ${rounds} interleaved runs; ` +
         `then lease grants paced at ${PACED_PER_SEC}/s for ${PACED_MS / 1000} s (open loop); then ` +
-        `${REPLICAS} replicas of one database sharing the 10,000-instance load (one client, sticky by instance)`,
+        `${REPLICAS} replicas of one database sharing the 10,000-instance load (one client, sticky by instance)` +
+        `; cases: ${[...cases].join(', ')}`,
     );
     console.log(formatTable(rows));
+
+    async function pacedCase(): Promise<void> {
+      await setup.registerLeasers();
+      const paced = await loadPaced(
+        {
+          name: `POST /v1/probes/lease, paced ${PACED_PER_SEC}/s`,
+          port: controller.port,
+          path: '/v1/probes/lease',
+          token: setup.key,
+          body: (i) => setup.leaseBody(2 * REQUESTS + i),
+          ok: 201,
+        },
+        PACED_PER_SEC,
+        PACED_MS,
+      );
+      rows.push(row(paced, null));
+    }
+
+    async function replicasCase(): Promise<void> {
+      // the same routine load on REPLICAS replicas of one database, each instance sticking to one
+      const others = await Promise.all(
+        Array.from({ length: REPLICAS - 1 }, () =>
+          startController({ env: { ...env, RECLOSER_MIGRATE_ON_BOOT: 'false' } }),
+        ),
+      );
+      replicas.push(...others);
+      const ports = [controller.port, ...others.map((c) => c.port)];
+      const live = FLEETS.at(-1)!;
+      const spread: Target = {
+        name: `POST /v1/heartbeats, CLOSED, ${live.toLocaleString('en')} live, ${REPLICAS} replicas`,
+        port: controller.port,
+        portOf: (i) => ports[(i % live) % ports.length]!,
+        path: '/v1/heartbeats',
+        token: setup.key,
+        body: (i) => setup.heartbeatBody(live, i % live),
+        ok: 200,
+      };
+      const { portOf: _sticky, ...alone } = spread;
+      await setup.register(live);
+      const one = await measured({ ...alone, name: '… the same on 1 replica' }, 0, [controller.process.pid!]);
+      await setup.register(live, (i) => ports[i % ports.length]!);
+      const pids = [controller, ...others].map((c) => c.process.pid!);
+      const three = await measured(spread, REQUESTS, pids);
+      rows.push(row(three, null), row(one, null));
+    }
   } finally {
     for (const r of replicas) await r.stop();
     await controller.stop();
@@ -210,15 +260,20 @@ function row(r: Result, bare: Result | null): string[] {
     bare ? `${(r.perSec / bare.perSec).toFixed(2)}x` : '',
     bare ? `${(r.p99Ms / bare.p99Ms).toFixed(1)}x` : '',
     r.pgUsPerReq !== undefined ? r.pgUsPerReq.toFixed(0) : '',
+    r.appUsPerReq !== undefined ? r.appUsPerReq.toFixed(0) : '',
+    r.redisUsPerReq !== undefined ? r.redisUsPerReq.toFixed(0) : '',
   ];
 }
 
-/** CPU time (user + system) of every `postgres` process on this machine, in ms (Linux /proc). */
-function postgresCpuMs(): number {
+/**
+ * CPU time (user + system), in ms, of the processes whose name starts with `name` (every one on
+ * this machine) or whose pid is in `pids` (Linux /proc).
+ */
+function cpuMs(which: { name: string } | { pids: readonly number[] }): number {
   let ticks = 0;
   let dirs: string[] = [];
   try {
-    dirs = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+    dirs = 'pids' in which ? which.pids.map(String) : readdirSync('/proc').filter((d) => /^\d+$/.test(d));
   } catch {
     return NaN;
   }
@@ -226,7 +281,7 @@ function postgresCpuMs(): number {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const close = stat.lastIndexOf(')');
-      if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+      if ('name' in which && !stat.slice(stat.indexOf('(') + 1, close).startsWith(which.name)) continue;
       const fields = stat.slice(close + 2).split(' ');
       ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
     } catch {
@@ -236,11 +291,19 @@ function postgresCpuMs(): number {
   return (ticks * 1000) / CLOCK_TICKS_PER_SEC;
 }
 
-/** A load run with the Postgres CPU it cost. */
-async function measured(target: Target, offset: number): Promise<Result> {
-  const before = postgresCpuMs();
+/** A load run with the CPU it cost Postgres, Redis and the replicas under test (`pids`). */
+async function measured(target: Target, offset: number, pids: readonly number[] = []): Promise<Result> {
+  const cpu = () => [cpuMs({ name: 'postgres' }), cpuMs({ name: 'redis-server' }), cpuMs({ pids })] as const;
+  const before = cpu();
   const r = await load(target, offset);
-  return { ...r, pgUsPerReq: ((postgresCpuMs() - before) * 1000) / Math.max(1, r.requests) };
+  const after = cpu();
+  const perReq = (i: number) => ((after[i]! - before[i]!) * 1000) / Math.max(1, r.requests);
+  return {
+    ...r,
+    pgUsPerReq: perReq(0),
+    redisUsPerReq: perReq(1),
+    ...(pids.length > 0 ? { appUsPerReq: perReq(2) } : {}),
+  };
 }
 
 async function load(target: Target, offset: number): Promise<Result> {

@@ -19,6 +19,8 @@ export interface ControllerLaunch {
   /** also write its output to this file */
   logFile?: string;
   readyTimeoutMs?: number;
+  /** node's own flags before the script (e.g. `--cpu-prof`, which NODE_OPTIONS does not allow) */
+  execArgv?: readonly string[];
 }
 
 export interface ControllerProcess {
@@ -36,7 +38,7 @@ export interface ControllerProcess {
 
 export async function startController(launch: ControllerLaunch): Promise<ControllerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...(launch.execArgv ?? []), MAIN], {
     cwd: ROOT,
     env: { ...launch.env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -49,6 +49,7 @@ export function createMemoryControlPlane(opts: MemoryControlOptions): MemoryCont
     isolationAfterMs: opts.isolationAfterMs,
     ...(opts.maxBreakersPerGroup !== undefined ? { maxBreakersPerGroup: opts.maxBreakersPerGroup } : {}),
     ...(opts.maxInstancesPerGroup !== undefined ? { maxInstancesPerGroup: opts.maxInstancesPerGroup } : {}),
+    ...(opts.breakerViewMs !== undefined ? { breakerViewMs: opts.breakerViewMs } : {}),
   };
   const events = new MemoryEventLog((err, e) =>
     opts.hooks?.warn?.(`consumer of ${e.type} ${e.id}: ${String(err)}`),
