@@ -942,13 +942,16 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const periodMs = this.settings.heartbeatTtlMs;
     // rotate who is admitted once per validity period, so small steps reach every instance in turn
     const rotation = Math.floor(receivedAt / periodMs);
+    // the period's first heartbeat interval: the instances this rotation newly admits wait until
+    // every instance the last one admitted has heard it no longer is (core divideAllowances)
+    const handover = receivedAt - rotation * periodMs < this.settings.heartbeatIntervalMs;
     return this.ports.divisions.allowanceOf(
-      { breakerId: breaker.id, epoch, step, rotation },
+      { breakerId: breaker.id, epoch, step, rotation, ...(handover ? { handover } : {}) },
       instanceId,
       periodMs,
       async () => {
         const live = withCurrent(await this.liveDemandOf(breaker, receivedAt), instanceId, verdict);
-        return divideAllowances(pool, { step, level }, live, rotation);
+        return divideAllowances(pool, { step, level }, live, rotation, handover);
       },
     );
   }
