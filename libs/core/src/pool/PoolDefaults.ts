@@ -32,7 +32,7 @@ export const DEFAULT_PROBE_BUDGET: ProbeBudget = {
   ratePerSec: 1,
   leaseTtlMs: 5000,
   cooldownMs: 5000,
-  intervalMs: 2000,
+  intervalMs: 1000,
   probesToPass: 2,
   leases: 'designated',
 };
@@ -51,9 +51,9 @@ export const DEFAULT_RAMP: RampConfig = {
   dwellMs: 2000,
   // the smallest sample judged; a level too small to gather it in the floor dwells longer
   minSample: 10,
-  growth: 3,
+  growth: 4,
   probeGrowth: 1.1,
-  headroom: 0.05,
+  headroom: 0.02,
   latencyInflation: 3,
   classOrder: ['standard'],
   gates: DEFAULT_GATES,

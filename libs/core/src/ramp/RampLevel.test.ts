@@ -4,7 +4,10 @@ import { DEFAULT_RAMP } from '../pool/PoolDefaults.js';
 import {
   BISECT_PRECISION,
   bisectedLevel,
+  decreasedLevel,
   grownLevel,
+  LEVEL_DECREASE,
+  SLIPPED_DECREASE,
   growthAfter,
   latencyRatio,
   LATENCY_FLOOR_MS,
@@ -21,6 +24,24 @@ const ramp = {
 };
 
 describe('RampLevel', () => {
+  it('a level that never held falls by LEVEL_DECREASE, one that held and slipped only by SLIPPED_DECREASE, never below the start', () => {
+    expect(decreasedLevel(ramp, 0.5)).toBeCloseTo(0.5 * LEVEL_DECREASE, 12);
+    expect(decreasedLevel(ramp, 0.5, true)).toBeCloseTo(0.5 * SLIPPED_DECREASE, 12);
+    expect(decreasedLevel(ramp, 0.011, true)).toBe(0.01);
+  });
+
+  it('property: a decrease lands in [start, level), a slipped level no lower than one that never held', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0.0125, max: 1, noNaN: true }), (level) => {
+        const never = decreasedLevel(ramp, level);
+        const slipped = decreasedLevel(ramp, level, true);
+        expect(never).toBeGreaterThanOrEqual(0.01);
+        expect(slipped).toBeLessThan(level);
+        expect(slipped).toBeGreaterThanOrEqual(never);
+      }),
+    );
+  });
+
   it('grows ×growth below the learned level, ×probeGrowth just above it, accelerating unless a ramp collapsed', () => {
     expect(growthAfter(ramp, 0.1, 0.5, null)).toBe(3);
     expect(growthAfter(ramp, 0.5, 0.5, null)).toBeCloseTo(1.1, 12);

@@ -7,7 +7,8 @@
 //   failures; past `latencyInflation` the level counts as degraded: GlobalBreaker.ts);
 // - once a level failed, it bisects between the last level that held and the lowest that failed,
 //   never above (1 − headroom) × the failed level, and settles when the gap is within BISECT_PRECISION;
-// - a level that held once and then degrades (the provider lost capacity) falls multiplicatively.
+// - a level that held once and then degrades (the provider lost capacity) falls multiplicatively,
+//   by less than a level that never held (SLIPPED_DECREASE): it slipped, it did not overshoot.
 import type { RampConfig } from '../pool/PoolConfig.js';
 
 /**
@@ -27,7 +28,7 @@ export const BISECT_PRECISION = 0.02;
 /** A level that degrades with nothing lower known to hold falls to this share of itself (between CUBIC's 0.7 and a step of headroom). */
 export const LEVEL_DECREASE = 0.8;
 /** The growth never shrinks below this share of (growth − 1): a fleet that is slow anyway still climbs. */
-export const MIN_GROWTH_SHARE = 0.1;
+export const MIN_GROWTH_SHARE = 0.03;
 
 type LevelConfig = Pick<RampConfig, 'steps' | 'growth' | 'probeGrowth' | 'headroom' | 'latencyInflation'>;
 
@@ -98,9 +99,20 @@ export function bisectedLevel(
   return next > held * (1 + BISECT_PRECISION) ? next : null;
 }
 
-/** Where a level that degraded lands when no lower level of this recovery is known to hold. */
-export function decreasedLevel(ramp: Pick<RampConfig, 'steps'>, level: number): number {
-  return Math.max(startLevel(ramp), level * LEVEL_DECREASE);
+/**
+ * A level that held in this recovery (a settled level, the top) and then degrades has slipped,
+ * not overshot: the provider's capacity drifted just under it, or a burst queued. It falls by this
+ * share only, so the ramp is back near its limit in a bisection step or two instead of crawling
+ * back from LEVEL_DECREASE; a provider that keeps losing capacity makes it fall again each window.
+ */
+export const SLIPPED_DECREASE = 0.9;
+
+/**
+ * Where a level that degraded lands when no lower level of this recovery is known to hold:
+ * LEVEL_DECREASE of it, or SLIPPED_DECREASE when the level itself had held (`heldBefore`).
+ */
+export function decreasedLevel(ramp: Pick<RampConfig, 'steps'>, level: number, heldBefore = false): number {
+  return Math.max(startLevel(ramp), level * (heldBefore ? SLIPPED_DECREASE : LEVEL_DECREASE));
 }
 
 /**
