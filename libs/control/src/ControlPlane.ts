@@ -11,6 +11,7 @@ import {
   currentLevel,
   designatedIn,
   divideAllowances,
+  ROTATION_TTLS,
   evaluateQuorum,
   findIsolated,
   fleetDemand,
@@ -940,13 +941,16 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
       );
     }
     const periodMs = this.settings.heartbeatTtlMs;
-    // rotate who is admitted once per validity period, so small steps reach every instance in turn
-    const rotation = Math.floor(receivedAt / periodMs);
-    // the period's first heartbeat interval: the instances this rotation newly admits wait until
-    // every instance the last one admitted has heard it no longer is (core divideAllowances)
-    const handover = receivedAt - rotation * periodMs < this.settings.heartbeatIntervalMs;
+    // divided afresh once per validity period (demand moves); who is admitted rotates once every
+    // ROTATION_TTLS periods, so small steps reach every instance in turn, and the first heartbeat
+    // interval after a move is a handover: the newly admitted wait until every instance the last
+    // window admitted has heard it no longer is (core divideAllowances)
+    const period = Math.floor(receivedAt / periodMs);
+    const rotation = Math.floor(period / ROTATION_TTLS);
+    const handover =
+      period % ROTATION_TTLS === 0 && receivedAt - period * periodMs < this.settings.heartbeatIntervalMs;
     return this.ports.divisions.allowanceOf(
-      { breakerId: breaker.id, epoch, step, rotation, ...(handover ? { handover } : {}) },
+      { breakerId: breaker.id, epoch, step, rotation: period, ...(handover ? { handover } : {}) },
       instanceId,
       periodMs,
       async () => {

@@ -8,6 +8,7 @@ import {
   divideAllowances,
   maxMinFair,
   rotationStart,
+  ROTATION_TTLS,
   stepBudget,
   type InstanceDemand,
 } from './Allowance.js';
@@ -355,8 +356,10 @@ describe('divideAllowances', () => {
       limits[sec] = Math.max(limits[sec]!, Math.ceil(b.ratePerSec + admissionLimit(b)));
       ds.forEach((d, i) => {
         if ((t - phases[i]!) % INTERVAL !== 0 || t < phases[i]!) return;
-        const rotation = Math.floor(t / PERIOD);
-        const handover = t - rotation * PERIOD < INTERVAL;
+        // as the control plane does: divided per period, the window moves every ROTATION_TTLS periods
+        const period = Math.floor(t / PERIOD);
+        const rotation = Math.floor(period / ROTATION_TTLS);
+        const handover = period % ROTATION_TTLS === 0 && t - period * PERIOD < INTERVAL;
         const mine = divideAllowances(p, { step: 0, level }, ds, rotation, handover).get(
           d.instanceId,
         )?.standard;
@@ -387,7 +390,7 @@ describe('divideAllowances', () => {
         fc.array(fc.integer({ min: 0, max: 99 }), { minLength: 40, maxLength: 40 }),
         fc.array(
           fc.record({
-            at: fc.integer({ min: 1, max: 29_999 }),
+            at: fc.integer({ min: 1, max: 59_999 }),
             level: fc.double({ min: 0.01, max: 1, noNaN: true }),
           }),
           { minLength: 1, maxLength: 10 },
@@ -401,7 +404,7 @@ describe('divideAllowances', () => {
             n,
             phaseTicks.map((k) => k * 10),
             levels,
-            30,
+            60,
           );
           calls.forEach((c, s) => expect(c, `second ${s}`).toBeLessThanOrEqual(limits[s]!));
         },

@@ -152,6 +152,13 @@ export function divideAllowances(
   return out;
 }
 
+/**
+ * The admitted window moves once every this many allowance periods (heartbeat TTLs). Each move
+ * idles the newly admitted instances for one heartbeat (the handover, so they never fire beside the
+ * instances they replace); moving every TTL (5 s) cost a small step a fifth of its calls.
+ */
+export const ROTATION_TTLS = 4;
+
 /** The golden ratio's fractional part: the starts r·φ⁻¹ mod 1 spread evenly over any window width. */
 const ROTATION_STRIDE = (Math.sqrt(5) - 1) / 2;
 
