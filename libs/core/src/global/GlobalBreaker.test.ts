@@ -406,12 +406,18 @@ describe('RAMPING: finding the limit', () => {
     expect(d.next.failedLevel).toBeCloseTo(settledLevel, 10);
   });
 
-  it('collapse lands at once on the last level that held and lowers the learned level; at the start level it reopens', () => {
+  it('collapse lands at once on the last level that held (no higher than what the level delivered, less headroom) and lowers the learned level; at the start level it reopens', () => {
     const s = pass(pass(ramping(0)).next).next; // 0.09, held 0.03
-    const d = tick(s, s.stepSince! + 1, collapsed);
+    // 45 % of the attempts succeeded: 0.09 × 0.45 delivered, above the 0.03 that held
+    const d = tick(s, s.stepSince! + 1, { ...good, successes: 450 });
+    expect(d.transitions[0]!.figures.gates!.outcome).toBe('collapse');
     expect(d.next.drainTo).toBeCloseTo(0.03, 10);
     expect(d.next.level).toBeCloseTo(0.03 * DRAIN_SHARE, 10);
     expect(d.next.sustainedLevel!).toBeCloseTo(0.09 * LEVEL_DECREASE, 10);
+    // 10 % succeeded: 0.009 delivered, below the start level: lands on the start level, which now held last
+    const low = tick(s, s.stepSince! + 1, collapsed);
+    expect(low.next).toMatchObject({ drainTo: 0.01, level: 0.01, heldLevel: 0.01 });
+    expect(low.transitions[0]!.reason).toContain('what it delivered');
     const first = ramping(0);
     const r = tick(first, 1, collapsed);
     expect(r.next).toMatchObject({ state: 'open', failedRecoveries: 1, epoch: first.epoch + 1 });

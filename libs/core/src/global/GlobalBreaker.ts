@@ -22,6 +22,8 @@ import {
 import {
   bisectedLevel,
   decreasedLevel,
+  deliveredLevel,
+  landingLevel,
   grownLevel,
   latencyRatio,
   learnedAfterCollapse,
@@ -422,14 +424,19 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     nextStepUpAfter: null,
   });
   const held = s.heldLevel !== null && s.heldLevel < level ? s.heldLevel : null;
+  // what the provider delivered at this level: a failed level lands no higher (learned capacity)
+  const delivered = deliveredLevel(level, sample.successes, sample.attempts);
+  const landing = held === null ? null : landingLevel(ramp, held, delivered);
 
   // a collapse acts at once (no dwell, even paused): land on the last level that held, else reopen;
   // either way the learned level falls multiplicatively
   if (gates.outcome === 'collapse') {
     const sustainedLevel = learnedAfterCollapse(ramp, s.sustainedLevel, level);
-    if (held !== null) {
-      const next = levelTo(held, { ...limitFound(level), sustainedLevel });
-      return move(next, `collapse at level ${pct(level)}: back to ${pct(held)}, the last that held`);
+    if (landing !== null) {
+      const next = levelTo(landing, { ...limitFound(level), sustainedLevel, heldLevel: landing });
+      const to =
+        landing < held! ? `${pct(landing)}, what it delivered` : `${pct(landing)}, the last that held`;
+      return move(next, `collapse at level ${pct(level)}: back to ${to}`);
     }
     const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
     const reopened = { ...next, sustainedLevel };
@@ -443,9 +450,9 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
 
   if (gates.outcome === 'degrade') {
     const failed = gates.failed.join(', ');
-    if (held !== null) {
-      const next = levelTo(held, limitFound(level));
-      return move(next, `gates degraded at level ${pct(level)} (${failed}): back to ${pct(held)}`);
+    if (landing !== null) {
+      const next = levelTo(landing, { ...limitFound(level), heldLevel: landing });
+      return move(next, `gates degraded at level ${pct(level)} (${failed}): back to ${pct(landing)}`);
     }
     // nothing lower is known to hold (this level held before and no longer does, or it is the first)
     const heldBefore = s.heldLevel !== null && s.heldLevel >= level;

@@ -12,6 +12,9 @@ import {
   latencyRatio,
   LATENCY_FLOOR_MS,
   learnedAfterCollapse,
+  deliveredLevel,
+  landingLevel,
+  startLevel,
 } from './RampLevel.js';
 
 const ramp = {
@@ -83,9 +86,34 @@ describe('RampLevel', () => {
           if (next === null) return;
           expect(next).toBeGreaterThan(held * (1 + BISECT_PRECISION));
           expect(next).toBeLessThanOrEqual(failed * (1 - ramp.headroom) + 1e-12);
+          expect(next).toBeLessThanOrEqual(held * ramp.growth + 1e-12);
         },
       ),
     );
+  });
+
+  it('property: a landing after a failed level is never above the level that held nor above (1 − headroom) × what was delivered, nor below the start level unless held is', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.option(fc.double({ min: 0, max: 2, noNaN: true }), { nil: null }),
+        (held, delivered) => {
+          const to = landingLevel(ramp, held, delivered);
+          expect(to).toBeLessThanOrEqual(held);
+          expect(to).toBeGreaterThanOrEqual(Math.min(held, startLevel(ramp)));
+          if (delivered === null) expect(to).toBe(held);
+          else if (to > startLevel(ramp))
+            expect(to).toBeLessThanOrEqual(delivered * (1 - ramp.headroom) + 1e-12);
+        },
+      ),
+    );
+  });
+
+  it('deliveredLevel: the level times the share of attempts that succeeded; null without attempts', () => {
+    expect(deliveredLevel(0.2, 50, 100)).toBeCloseTo(0.1, 12);
+    expect(deliveredLevel(0.2, 120, 100)).toBeCloseTo(0.2, 12);
+    expect(deliveredLevel(0.2, 0, 100)).toBe(0);
+    expect(deliveredLevel(0.2, 5, 0)).toBeNull();
   });
 
   it('property: the learned level falls after a collapse', () => {

@@ -88,14 +88,16 @@ export function grownLevel(
 
 /**
  * Between the level that held and the lowest that failed: their midpoint, at most (1 − headroom) ×
- * failed. null when that is not worth a move (within BISECT_PRECISION of held): settle at held.
+ * failed and growth × held. null when that is not worth a move (within BISECT_PRECISION of held): settle at held.
  */
 export function bisectedLevel(
-  ramp: Pick<RampConfig, 'headroom'>,
+  ramp: Pick<RampConfig, 'headroom' | 'growth'>,
   held: number,
   failed: number,
 ): number | null {
-  const next = Math.min((held + failed) / 2, failed * (1 - ramp.headroom));
+  // never more than a growth step above held: a landing sized from what a failing level delivered
+  // can lie far below the level that failed
+  const next = Math.min((held + failed) / 2, failed * (1 - ramp.headroom), held * ramp.growth);
   return next > held * (1 + BISECT_PRECISION) ? next : null;
 }
 
@@ -125,6 +127,32 @@ export function learnedAfterCollapse(
   level: number,
 ): number {
   return Math.min(sustained ?? topLevel(ramp), level) * LEVEL_DECREASE;
+}
+
+/**
+ * The level the provider delivered while `level` was admitted: the level times the share of its
+ * attempts that succeeded. (Successes per second of the window would undercount: a step's sample
+ * leaves out heartbeat windows that began before the step.) null without attempts.
+ */
+export function deliveredLevel(level: number, successes: number, attempts: number): number | null {
+  if (!(attempts > 0) || !Number.isFinite(successes)) return null;
+  return level * Math.min(1, Math.max(0, successes) / attempts);
+}
+
+/**
+ * Where a ramp lands after the level above `held` failed (degraded or collapsed): the last level that
+ * held, but no higher than what the provider delivered while failing, less headroom (learned
+ * capacity): a provider that degrades under overload serves less than the level that last held,
+ * and landing there again collapsed it a second time. Never below the start level (unless `held` is).
+ */
+export function landingLevel(
+  ramp: Pick<RampConfig, 'steps' | 'headroom'>,
+  held: number,
+  delivered: number | null,
+): number {
+  if (delivered === null) return held;
+  const floor = Math.min(held, startLevel(ramp));
+  return Math.max(floor, Math.min(held, delivered * (1 - ramp.headroom)));
 }
 
 function clamp(v: number, lo: number, hi: number): number {
