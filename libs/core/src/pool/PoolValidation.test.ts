@@ -15,7 +15,7 @@ describe('DEFAULT_POOL', () => {
     expect(p.id).toBe('llm-provider');
     expect(p.dependencies).toEqual(['llm-provider']);
     // a found ramp: it starts at 1 % and admits at most 100 %, growing ×3 (the levels between are found)
-    expect(p.ramp).toMatchObject({ steps: [0.01, 1.0], dwellMs: 2000, growth: 4, headroom: 0.02 });
+    expect(p.ramp).toMatchObject({ steps: [0.03, 1.0], dwellMs: 2000, growth: 4, headroom: 0.02 });
     expect(p.probe).toMatchObject({
       concurrency: 1,
       ratePerSec: 1,
