@@ -30,7 +30,7 @@ describe('RampLevel', () => {
   it('a level that never held falls by LEVEL_DECREASE, one that held and slipped only by SLIPPED_DECREASE, never below the start', () => {
     expect(decreasedLevel(ramp, 0.5)).toBeCloseTo(0.5 * LEVEL_DECREASE, 12);
     expect(decreasedLevel(ramp, 0.5, true)).toBeCloseTo(0.5 * SLIPPED_DECREASE, 12);
-    expect(decreasedLevel(ramp, 0.011, true)).toBe(0.01);
+    expect(decreasedLevel(ramp, 0.0102, true)).toBe(0.01);
   });
 
   it('property: a decrease lands in [start, level), a slipped level no lower than one that never held', () => {
