@@ -11,6 +11,7 @@ import {
   currentLevel,
   designatedIn,
   divideAllowances,
+  ROTATION_TTLS,
   evaluateQuorum,
   findIsolated,
   fleetDemand,
@@ -967,17 +968,23 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         );
     }
     const periodMs = this.settings.heartbeatTtlMs;
-    // rotate who is admitted once per validity period, so small steps reach every instance in turn
-    const rotation = Math.floor(receivedAt / periodMs);
+    // divided afresh once per validity period (demand moves); who is admitted rotates once every
+    // ROTATION_TTLS periods, so small steps reach every instance in turn, and the first heartbeat
+    // interval after a move is a handover: the newly admitted wait until every instance the last
+    // window admitted has heard it no longer is (core divideAllowances)
+    const period = Math.floor(receivedAt / periodMs);
+    const rotation = Math.floor(period / ROTATION_TTLS);
+    const handover =
+      period % ROTATION_TTLS === 0 && receivedAt - period * periodMs < this.settings.heartbeatIntervalMs;
     return this.ports.divisions.allowanceOf(
-      { breakerId: breaker.id, epoch, step, rotation },
+      { breakerId: breaker.id, epoch, step, rotation: period, ...(handover ? { handover } : {}) },
       instanceId,
       periodMs,
       async () => {
         const live = withCurrent(await this.liveDemandOf(breaker, receivedAt), instanceId, verdict);
         // a region breaker's ramp divides its region's slice of the pool (issue 14)
         const budget = await this.regions.rampPool(breaker, pool, receivedAt);
-        return divideAllowances(budget, { step, level }, live, rotation);
+        return divideAllowances(budget, { step, level }, live, rotation, handover);
       },
     );
   }

@@ -294,6 +294,11 @@ export interface DivisionKey {
   step: number;
   /** floor(now / period) */
   rotation: number;
+  /**
+   * the period's first heartbeat interval (core divideAllowances `handover`): only the instances
+   * admitted in this period and the one before; the newly admitted wait one heartbeat
+   */
+  handover?: boolean;
 }
 
 export type Allowance = Record<TrafficClass, ClassAllowance>;

@@ -47,7 +47,7 @@ export class AllowanceDivisionCache implements DivisionStore {
   }
 
   private key(k: DivisionKey): string {
-    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.rotation}`;
+    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.rotation}${k.handover ? ':h' : ''}`;
   }
 
   /**

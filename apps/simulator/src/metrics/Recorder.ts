@@ -10,6 +10,8 @@ export interface Transition {
   who: string;
   from: string;
   to: string;
+  /** the controller's reason (global transitions of recloser) */
+  reason?: string;
 }
 
 class Series {

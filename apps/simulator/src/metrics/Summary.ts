@@ -84,7 +84,7 @@ export interface StrategyFigures extends Partial<RegionalFigures> {
   /** budget or allowance overruns seen during the run (must be empty for recloser) */
   budgetViolations: string[];
   /** the group breaker's transitions (recloser) */
-  globalTransitions: { at: number; from: string; to: string }[];
+  globalTransitions: { at: number; from: string; to: string; reason?: string }[];
   series: SeriesPoint[];
 }
 
@@ -237,7 +237,12 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     ],
     globalTransitions: rec.transitions
       .filter((t) => t.who === 'global')
-      .map((t) => ({ at: Math.round(t.at), from: t.from, to: t.to })),
+      .map((t) => ({
+        at: Math.round(t.at),
+        from: t.from,
+        to: t.to,
+        ...(t.reason ? { reason: t.reason } : {}),
+      })),
     series,
   };
 }

@@ -36,13 +36,6 @@ const cases = PROVIDER_MODELS.flatMap((provider) => [
   })),
 ]);
 
-/**
- * Known shortfall (issue 13, open): at this reduced size, S2 on the collapsing provider back at 35 %
- * with seed 3 has recloser serve 50.7 % of servable against naive's 54.0 %. Kept as an expected
- * failure, so the day the ramp fixes it this test says so.
- */
-const KNOWN_SHORT = new Set(['collapse S2 back at 35 %']);
-
 describe('the policy matrix at reduced size (3 seeds × 6 scenarios × 2 provider models)', () => {
   for (const c of cases) {
     it(`${c.name}: recloser keeps its budgets and stays within the probe budget until the first success`, async () => {
@@ -56,8 +49,7 @@ describe('the policy matrix at reduced size (3 seeds × 6 scenarios × 2 provide
       }
     });
     if (c.provider !== 'collapse') continue;
-    const test = KNOWN_SHORT.has(c.name) ? it.fails : it;
-    test(`${c.name}: recloser out-serves naive on the collapsing provider`, async () => {
+    it(`${c.name}: recloser out-serves naive on the collapsing provider`, async () => {
       for (const seed of SEEDS) {
         const [r, n] = await Promise.all([
           runStrategy(c.params, recloser, seed),

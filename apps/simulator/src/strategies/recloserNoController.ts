@@ -120,6 +120,10 @@ export const recloserNoController: Strategy = {
 
     return {
       ...fleet,
+      // while the controller is lost the fleet sees no group state: it runs on fallback shares
+      // (fallbackMaxOverShare judges those), not on the ramp step the controller froze at, so the
+      // step-budget checker does not judge those seconds against that step
+      globalState: () => (down ? null : fleet.globalState()),
       start: (untilMs) => {
         fleet.start(untilMs);
         // the loss is timed from the first RAMPING the controller shows

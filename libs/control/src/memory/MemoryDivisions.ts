@@ -11,7 +11,7 @@ export class MemoryDivisions implements DivisionStore {
     _periodMs: number,
     divide: () => Promise<Division>,
   ): Promise<Allowance> {
-    const k = `${key.breakerId}\u0000${key.epoch}:${key.step}:${key.rotation}`;
+    const k = `${key.breakerId}\u0000${key.epoch}:${key.step}:${key.rotation}${key.handover ? ':h' : ''}`;
     let division = this.periods.get(k);
     if (!division) {
       // older periods are never asked again

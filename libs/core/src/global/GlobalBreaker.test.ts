@@ -5,13 +5,17 @@ import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import { seededRng } from '../random/Rng.js';
 import type { RampSample } from '../ramp/Gates.js';
 import { stepBudget } from '../ramp/Allowance.js';
-import { BISECT_PRECISION, LEVEL_DECREASE } from '../ramp/RampLevel.js';
+import { BISECT_PRECISION, LEVEL_DECREASE, MIN_GROWTH_SHARE, SLIPPED_DECREASE } from '../ramp/RampLevel.js';
 import {
   admittedLevel,
   applyOperatorAction,
   ceilingRetryWaitMs,
   DRAIN_DWELLS,
+  DRAIN_SHARE,
+  drainLevel,
   initialGlobalState,
+  judgingWindowMs,
+  USED_SHARE,
   SETTLED_WINDOW_DWELLS,
   OPERATOR_ACTIONS,
   onProbeResult,
@@ -73,18 +77,29 @@ function tick(s: GlobalBreakerState, now: number, sample?: RampSample): Decision
   return onTick(s, sample ? { now, rng: rng(), pool, sample } : { now, rng: rng(), pool });
 }
 
-/** After a step back: the tick at the end of the drain, which restarts the landing step's window. */
+/**
+ * After a step back: the tick at the end of the drain, which lands on the level drained for (a new
+ * step, recorded) or, after a shallow drain, restarts the landing step's window.
+ */
 function drained(s: GlobalBreakerState): GlobalBreakerState {
   if (s.drainingUntil === null || s.drainingUntil === undefined) return s;
   const d = tick(s, s.drainingUntil, collapsed);
-  expect(d.transitions).toEqual([]);
-  expect(d.next).toMatchObject({ step: s.step, stepSince: s.drainingUntil, drainingUntil: null });
+  const landing = s.drainTo ?? null;
+  if (landing !== null) {
+    expect(d.transitions).toHaveLength(1);
+    expect(d.transitions[0]!.reason).toContain('drained');
+    expect(d.next).toMatchObject({ step: s.step! + 1, level: landing, stepSince: s.drainingUntil });
+  } else {
+    expect(d.transitions).toEqual([]);
+    expect(d.next).toMatchObject({ step: s.step, stepSince: s.drainingUntil });
+  }
+  expect(d.next).toMatchObject({ drainingUntil: null, drainTo: null });
   return d.next;
 }
 
-/** One pass a dwell (+1 ms) after the level's window began. */
+/** One pass once the level's judging window (a dwell, longer near the limit) is over, +1 ms. */
 function pass(s: GlobalBreakerState, sample: RampSample = good): Decision {
-  return tick(s, s.stepSince! + DWELL + 1, sample);
+  return tick(s, s.stepSince! + judgingWindowMs(s, DWELL) + 1, sample);
 }
 
 /** Passes levels until the ramp settles (at most 20 moves). */
@@ -242,12 +257,12 @@ describe('RAMPING: growth and the dwell', () => {
     expect(tick(s, 60 * DWELL, good).next.step).toBe(1);
   });
 
-  it('a pass counts only once the level was used: half a dwell at its rate, or at the demand when lower', () => {
+  it('a pass counts only once the level was used: USED_SHARE of a dwell at its rate, or at the demand when lower', () => {
     let s = ramping(0);
     for (let i = 0; i < 4; i++) s = pass(s).next; // 0.01 → 0.03 → 0.09 → 0.27 → 0.81
     expect(s.level).toBeCloseTo(0.81, 10);
     const rate = 0.81 * pool.capacity.standard!.ratePerSec;
-    const needed = Math.floor(0.5 * rate * (DWELL / 1000));
+    const needed = Math.floor(USED_SHARE * rate * (DWELL / 1000));
     const t = s.stepSince! + DWELL + 1;
     const few = { ...good, attempts: needed - 1, successes: needed - 1 };
     expect(onTick(s, { now: t, rng: rng(), pool, sample: few }).next).toBe(s);
@@ -263,15 +278,16 @@ describe('RAMPING: growth and the dwell', () => {
     expect(tick(ramping(0), 1, collapsed).next.state).toBe('open');
   });
 
-  it('growth shrinks as latency inflates: ×3 at the baseline, ×2 at 1.5×, ×1.2 from 2× (the floor), degraded past 3×', () => {
+  it('growth shrinks as latency inflates: ×3 at the baseline, ×2 at 1.5×, 1 + 2·MIN_GROWTH_SHARE from 2× (the floor), degraded past 3×', () => {
     const s = climbTo(ramping(0), 1); // held 0.01, level 0.03
     const at = (latencyP95Ms: number) => pass(s, { ...good, latencyP95Ms }).next;
     expect(at(200).level! / s.level!).toBeCloseTo(3, 10);
     expect(at(300).level! / s.level!).toBeCloseTo(2, 10);
-    expect(at(400).level! / s.level!).toBeCloseTo(1.2, 10);
-    expect(at(599).level! / s.level!).toBeCloseTo(1.2, 10);
+    expect(at(400).level! / s.level!).toBeCloseTo(1 + 2 * MIN_GROWTH_SHARE, 10);
+    expect(at(599).level! / s.level!).toBeCloseTo(1 + 2 * MIN_GROWTH_SHARE, 10);
     const inflated = pass(s, { ...good, latencyP95Ms: 601 });
-    expect(inflated.next.level).toBe(0.01);
+    expect(inflated.next.drainTo).toBe(0.01);
+    expect(inflated.next.level).toBe(0.01); // the start level: no drain below it
     expect(inflated.next.failedLevel).toBeCloseTo(0.03, 10);
     expect(inflated.transitions[0]!.figures.gates!.failed).toEqual(['latencyInflation']);
   });
@@ -299,18 +315,35 @@ describe('RAMPING: finding the limit', () => {
     let s = pass(ramping(0)).next; // 0.03
     s = pass(s).next; // 0.09
     const d = pass(s, degraded);
-    expect(d.next.level).toBeCloseTo(0.03, 10);
+    expect(d.next.drainTo).toBeCloseTo(0.03, 10);
+    expect(d.next.level).toBeCloseTo(0.03 * DRAIN_SHARE, 10);
     expect(d.next.failedLevel).toBeCloseTo(0.09, 10);
     expect(d.transitions[0]!.reason).toContain('back to 3 %');
     return d.next;
   }
 
-  it('a level that degrades lands at once on the last that held and drains for DRAIN_DWELLS (T−1 ms / T)', () => {
+  it('a level that degrades drains below the last that held for DRAIN_DWELLS (T−1 ms / T), then lands on it', () => {
     const s = limited();
     const until = s.stepSince! + DRAIN_DWELLS * DWELL;
     expect(s.drainingUntil).toBe(until);
     expect(tick(s, until - 1, collapsed).next).toBe(s);
-    expect(drained(s)).toMatchObject({ stepSince: until });
+    expect(drained(s)).toMatchObject({ stepSince: until, level: 0.03 });
+  });
+
+  it('a drain never goes below the start level unless the landing does', () => {
+    expect(drainLevel(pool.ramp, 0.5)).toBeCloseTo(0.5 * DRAIN_SHARE, 10);
+    expect(drainLevel(pool.ramp, 0.011)).toBe(0.01);
+    expect(drainLevel(pool.ramp, 0.005)).toBe(0.005);
+  });
+
+  it('a level near the limit (between one that held and one that failed) is judged over SETTLED_WINDOW_DWELLS (T−1 ms / T+1 ms)', () => {
+    const s = drained(limited());
+    expect(s.failedLevel).not.toBeNull();
+    const W = SETTLED_WINDOW_DWELLS * DWELL;
+    expect(judgingWindowMs(s, DWELL)).toBe(W);
+    expect(tick(s, s.stepSince! + W - 1, good).next).toBe(s);
+    expect(tick(s, s.stepSince! + W + 1, good).next.level).toBeGreaterThan(s.level!);
+    expect(judgingWindowMs({ settled: false, failedLevel: null }, DWELL)).toBe(DWELL);
   });
 
   it('bisects between the level that held and the one that failed, capped at (1 − headroom) × failed, then settles', () => {
@@ -361,21 +394,30 @@ describe('RAMPING: finding the limit', () => {
     expect(ceilingRetryWaitMs(DWELL, 50)).toBe(ceilingRetryWaitMs(DWELL, 5));
   });
 
-  it('a level that held and then degrades, with nothing lower known, falls multiplicatively', () => {
+  it('a level that held and then degrades (slipped), with nothing lower known, falls by SLIPPED_DECREASE without a deeper drain', () => {
     let s = drained(limited());
     s = settle(s);
     const settledLevel = s.level!;
     const d = tick(s, s.stepSince! + SETTLED_WINDOW_DWELLS * DWELL + 1, degraded);
-    expect(d.next.level).toBeCloseTo(settledLevel * LEVEL_DECREASE, 10);
+    expect(d.next.level).toBeCloseTo(settledLevel * SLIPPED_DECREASE, 10);
+    expect(d.next.drainTo).toBeNull();
+    expect(d.next.drainingUntil).toBe(d.next.stepSince! + DRAIN_DWELLS * DWELL);
     expect(d.next).toMatchObject({ heldLevel: null, settled: false });
     expect(d.next.failedLevel).toBeCloseTo(settledLevel, 10);
   });
 
-  it('collapse lands at once on the last level that held and lowers the learned level; at the start level it reopens', () => {
+  it('collapse lands at once on the last level that held (no higher than what the level delivered, less headroom) and lowers the learned level; at the start level it reopens', () => {
     const s = pass(pass(ramping(0)).next).next; // 0.09, held 0.03
-    const d = tick(s, s.stepSince! + 1, collapsed);
-    expect(d.next.level).toBeCloseTo(0.03, 10);
+    // 45 % of the attempts succeeded: 0.09 × 0.45 delivered, above the 0.03 that held
+    const d = tick(s, s.stepSince! + 1, { ...good, successes: 450 });
+    expect(d.transitions[0]!.figures.gates!.outcome).toBe('collapse');
+    expect(d.next.drainTo).toBeCloseTo(0.03, 10);
+    expect(d.next.level).toBeCloseTo(0.03 * DRAIN_SHARE, 10);
     expect(d.next.sustainedLevel!).toBeCloseTo(0.09 * LEVEL_DECREASE, 10);
+    // 10 % succeeded: 0.009 delivered, below the start level: lands on the start level, which now held last
+    const low = tick(s, s.stepSince! + 1, collapsed);
+    expect(low.next).toMatchObject({ drainTo: 0.01, level: 0.01, heldLevel: 0.01 });
+    expect(low.transitions[0]!.reason).toContain('what it delivered');
     const first = ramping(0);
     const r = tick(first, 1, collapsed);
     expect(r.next).toMatchObject({ state: 'open', failedRecoveries: 1, epoch: first.epoch + 1 });
@@ -666,8 +708,18 @@ describe('invariants (property)', () => {
           const at = admittedLevel(d.next);
           if (at !== null)
             expect(Object.keys(stepBudget(pool, { step: d.next.step!, level: at }))).toEqual(['standard']);
+          // while draining the ramp admits less than the level it lands on, and lands on exactly it
+          if (d.next.state === 'ramping' && d.next.drainTo != null)
+            expect(d.next.level!).toBeLessThanOrEqual(d.next.drainTo);
+          const landed = s.drainTo != null && d.next.level === s.drainTo;
           // a climb is never above the last level that held times the growth factor
-          if (s.level !== null && d.next.level !== null && d.next.level > s.level && s.state === 'ramping') {
+          if (
+            s.level !== null &&
+            d.next.level !== null &&
+            d.next.level > s.level &&
+            s.state === 'ramping' &&
+            !landed
+          ) {
             expect(d.next.level).toBeLessThanOrEqual(d.next.heldLevel! * pool.ramp.growth + 1e-12);
             expect(now).toBeGreaterThanOrEqual(s.stepSince! + DWELL);
           }

@@ -22,6 +22,8 @@ import {
 import {
   bisectedLevel,
   decreasedLevel,
+  deliveredLevel,
+  landingLevel,
   grownLevel,
   latencyRatio,
   learnedAfterCollapse,
@@ -86,6 +88,12 @@ export interface GlobalBreakerState {
    * window starts afresh. Absent in states stored before it existed (read as null).
    */
   drainingUntil?: number | null;
+  /**
+   * set while draining after a step back: the level the ramp lands on once the drain is over; until
+   * then it admits DRAIN_SHARE of it, so the queue the level above built drains instead of being
+   * judged as the landing level's. Absent in states stored before it existed (read as null).
+   */
+  drainTo?: number | null;
   /**
    * set by an operator force_close: until this time no quorum opens the breaker, so instances still
    * reporting `open` (they have not yet heard the CLOSED plan) get one heartbeat TTL to catch up.
@@ -164,8 +172,14 @@ export const MAX_CEILING_EXPONENT = 2;
 export const SETTLE_DWELLS = 5;
 /** After a step down the landing level is not judged for this many dwells: the provider drains what queued above it. */
 export const DRAIN_DWELLS = 2;
+/**
+ * While draining, the ramp admits this share of the level it lands on: at the landing level itself
+ * a queue built above it drains only as fast as the level is under the provider's capacity (not at
+ * all when the level is right at it), and the landing level then fails on the queue it inherited.
+ */
+export const DRAIN_SHARE = 0.75;
 /** A level's pass counts once its sample carried this share of a dwell at the level's rate (or the demand). */
-export const USED_SHARE = 0.5;
+export const USED_SHARE = 0.25;
 /** A settled level is judged over windows of this many dwells (a few failures in one dwell are noise). */
 export const SETTLED_WINDOW_DWELLS = 3;
 
@@ -185,6 +199,7 @@ const NO_RAMP = {
   baselineLatencyMs: null,
   settled: false,
   drainingUntil: null,
+  drainTo: null,
 } as const;
 
 /** Every field of a CLOSED breaker but its epoch: no ramp, no cooldown, no count of failures. */
@@ -356,7 +371,21 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
   if (draining !== null) {
     // just stepped back: what the provider shows now is the aftermath of the level above
     if (now < draining) return unchanged(s);
-    return { next: { ...s, drainingUntil: null, stepSince: now }, transitions: [] };
+    const landing = s.drainTo ?? null;
+    if (landing === null || !(landing > level))
+      return { next: { ...s, drainingUntil: null, drainTo: null, stepSince: now }, transitions: [] };
+    // drained below the landing level: land on it, a new step judged from now
+    const next: GlobalBreakerState = {
+      ...s,
+      step: step + 1,
+      level: landing,
+      stepSince: now,
+      drainingUntil: null,
+      drainTo: null,
+    };
+    const reason = `drained at level ${pct(level)}: level ${pct(landing)}`;
+    const figures = { level: landing, failedLevel: s.failedLevel, sustainedLevel: s.sustainedLevel };
+    return { next, transitions: [record(s, next, now, 'ramp', reason, figures)] };
   }
   if (!sample) return unchanged(s);
   const latency = sample.latencyP95Ms;
@@ -374,14 +403,18 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
       }),
     ],
   });
-  /** a new level is a new step: its own judging window (after a drain when it is lower) */
-  const levelTo = (to: number, extra: Partial<GlobalBreakerState>): GlobalBreakerState => ({
+  /**
+   * a new level is a new step: its own judging window, after a drain when it is lower — below it
+   * (DRAIN_SHARE) unless `shallow`: a level that slipped only queued a little, its cut drains that
+   */
+  const levelTo = (to: number, extra: Partial<GlobalBreakerState>, shallow = false): GlobalBreakerState => ({
     ...s,
     step: step + 1,
-    level: to,
+    level: to < level && !shallow ? drainLevel(ramp, to) : to,
     stepSince: now,
     settled: false,
     drainingUntil: to < level ? now + DRAIN_DWELLS * ramp.dwellMs : null,
+    drainTo: to < level && !shallow ? to : null,
     ...extra,
   });
   /** a limit found at `failed`: remembered; found again, the wait before trying above it grows */
@@ -391,14 +424,19 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     nextStepUpAfter: null,
   });
   const held = s.heldLevel !== null && s.heldLevel < level ? s.heldLevel : null;
+  // what the provider delivered at this level: a failed level lands no higher (learned capacity)
+  const delivered = deliveredLevel(level, sample.successes, sample.attempts);
+  const landing = held === null ? null : landingLevel(ramp, held, delivered);
 
   // a collapse acts at once (no dwell, even paused): land on the last level that held, else reopen;
   // either way the learned level falls multiplicatively
   if (gates.outcome === 'collapse') {
     const sustainedLevel = learnedAfterCollapse(ramp, s.sustainedLevel, level);
-    if (held !== null) {
-      const next = levelTo(held, { ...limitFound(level), sustainedLevel });
-      return move(next, `collapse at level ${pct(level)}: back to ${pct(held)}, the last that held`);
+    if (landing !== null) {
+      const next = levelTo(landing, { ...limitFound(level), sustainedLevel, heldLevel: landing });
+      const to =
+        landing < held! ? `${pct(landing)}, what it delivered` : `${pct(landing)}, the last that held`;
+      return move(next, `collapse at level ${pct(level)}: back to ${to}`);
     }
     const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
     const reopened = { ...next, sustainedLevel };
@@ -407,18 +445,18 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
       failedRecoveries: reopened.failedRecoveries,
     });
   }
-  // a settled level is judged over longer windows: a few failures in two seconds are noise there
-  const window = s.settled ? SETTLED_WINDOW_DWELLS * ramp.dwellMs : ramp.dwellMs;
+  const window = judgingWindowMs(s, ramp.dwellMs);
   if (s.rampPaused || now < stepSince + window || gates.outcome === 'insufficient') return unchanged(s);
 
   if (gates.outcome === 'degrade') {
     const failed = gates.failed.join(', ');
-    if (held !== null) {
-      const next = levelTo(held, limitFound(level));
-      return move(next, `gates degraded at level ${pct(level)} (${failed}): back to ${pct(held)}`);
+    if (landing !== null) {
+      const next = levelTo(landing, { ...limitFound(level), heldLevel: landing });
+      return move(next, `gates degraded at level ${pct(level)} (${failed}): back to ${pct(landing)}`);
     }
     // nothing lower is known to hold (this level held before and no longer does, or it is the first)
-    const lower = decreasedLevel(ramp, level);
+    const heldBefore = s.heldLevel !== null && s.heldLevel >= level;
+    const lower = decreasedLevel(ramp, level, heldBefore);
     if (!(lower < level)) {
       const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
       return move(next, `gates still degraded at the ramp's lowest level ${pct(level)} (${failed})`, {
@@ -426,7 +464,7 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
         failedRecoveries: next.failedRecoveries,
       });
     }
-    const next = levelTo(lower, { ...limitFound(level), heldLevel: null });
+    const next = levelTo(lower, { ...limitFound(level), heldLevel: null }, heldBefore);
     return move(next, `gates degraded at level ${pct(level)} (${failed}): down to ${pct(lower)}`);
   }
 
@@ -495,6 +533,24 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
     : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
   return move(next, reason);
+}
+
+/**
+ * How long a level is watched before it is judged (a collapse acts at once): a dwell, or
+ * SETTLED_WINDOW_DWELLS for a settled level and for a level tried between one that held and one
+ * that failed (near the limit): a few failures in two seconds are noise there, and a level a few
+ * per cent over the provider's capacity needs more than two seconds to build a queue that shows.
+ */
+export function judgingWindowMs(
+  s: Pick<GlobalBreakerState, 'settled' | 'failedLevel'>,
+  dwellMs: number,
+): number {
+  return s.settled || s.failedLevel !== null ? SETTLED_WINDOW_DWELLS * dwellMs : dwellMs;
+}
+
+/** The level admitted while draining before landing on `to`: DRAIN_SHARE of it, never below the start level (unless `to` is). */
+export function drainLevel(ramp: PoolConfig['ramp'], to: number): number {
+  return Math.max(Math.min(to, startLevel(ramp)), to * DRAIN_SHARE);
 }
 
 /** Attempts a level's sample needs before a pass counts: USED_SHARE of a dwell at min(its rate, demand). */

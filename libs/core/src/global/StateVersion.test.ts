@@ -38,6 +38,7 @@ describe('upgradeGlobalState', () => {
     expect(s).toEqual({
       ...kept,
       drainingUntil: null,
+      drainTo: null,
       quorumQuietUntil: null,
       level: null,
       heldLevel: null,

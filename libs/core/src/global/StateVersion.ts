@@ -37,6 +37,7 @@ export function upgradeGlobalState(raw: unknown): GlobalBreakerState {
     ...(rest as GlobalBreakerState),
     // v1 → v2: fields added after the first stored states read as null (as GlobalBreaker.ts says)
     drainingUntil: stored.drainingUntil ?? null,
+    drainTo: stored.drainTo ?? null,
     quorumQuietUntil: stored.quorumQuietUntil ?? null,
     // v2 → v3: the ramp's level and what it found (a v2 ramp resumes at the start level)
     level: stored.level ?? null,

@@ -15,13 +15,13 @@ describe('DEFAULT_POOL', () => {
     expect(p.id).toBe('llm-provider');
     expect(p.dependencies).toEqual(['llm-provider']);
     // a found ramp: it starts at 1 % and admits at most 100 %, growing ×3 (the levels between are found)
-    expect(p.ramp).toMatchObject({ steps: [0.01, 1.0], dwellMs: 2000, growth: 3, headroom: 0.05 });
+    expect(p.ramp).toMatchObject({ steps: [0.03, 1.0], dwellMs: 2000, growth: 4, headroom: 0.02 });
     expect(p.probe).toMatchObject({
       concurrency: 1,
       ratePerSec: 1,
       leaseTtlMs: 5000,
       cooldownMs: 5000,
-      intervalMs: 2000,
+      intervalMs: 1000,
     });
     expect(p.capacity).toEqual({ standard: { ratePerSec: 100, concurrency: 50 } });
     expect(p.fallback).toEqual({ ratePerSec: 0.2, ownersPerRegion: 2 });

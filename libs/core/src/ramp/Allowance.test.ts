@@ -7,9 +7,12 @@ import {
   admissionLimit,
   divideAllowances,
   maxMinFair,
+  rotationStart,
+  ROTATION_TTLS,
   stepBudget,
   type InstanceDemand,
 } from './Allowance.js';
+import { TokenBucket } from './TokenBucket.js';
 import { twoClassPool } from './twoClassPool.test-support.js';
 
 /** The levels these tests divide: the grid pools used to step through (docs/api.md's example). */
@@ -254,17 +257,159 @@ describe('divideAllowances', () => {
     );
   });
 
-  it('property: consecutive rotations admit every wanting instance within ceil(wanting / limit) periods', () => {
+  it('property: consecutive rotations admit every wanting instance within 2 × ceil(wanting / limit) periods', () => {
     fc.assert(
-      fc.property(poolArb, fleet, fc.nat(1e6), (p, ds, start) => {
-        const calls = admissionLimit(stepBudget(p, gridAt(p, 0)).standard!);
+      fc.property(poolArb, fleet, fc.nat(1e9), fc.integer({ min: 0, max: 5 }), (p, ds, start, step) => {
+        const calls = admissionLimit(stepBudget(p, gridAt(p, step)).standard!);
         const wanting = ds.filter((d) => (d.demand.standard ?? 0) > 0).map((d) => d.instanceId);
         const seen = new Set<string>();
-        for (let r = start; r < start + Math.ceil(wanting.length / calls); r++) {
-          for (const id of divideAllowances(p, gridAt(p, 0), ds, r).keys()) seen.add(id);
+        for (let r = start; r < start + 2 * Math.ceil(wanting.length / calls); r++) {
+          for (const [id, c] of divideAllowances(p, gridAt(p, step), ds, r)) if (c.standard) seen.add(id);
         }
         expect([...seen].sort()).toEqual([...wanting].sort());
       }),
+    );
+  });
+
+  it('rotationStart is the golden-ratio (Weyl) start, whatever the window width; 0 for one or no instance', () => {
+    expect([0, 1, 2, 3, 4].map((r) => rotationStart(r, 5))).toEqual([0, 3, 1, 4, 2]);
+    expect(rotationStart(7, 1)).toBe(0);
+    expect(rotationStart(7, 0)).toBe(0);
+    expect(rotationStart(Number.NaN, 10)).toBe(0);
+  });
+
+  const idsOf = (a: Map<string, Record<string, unknown>>, cls: string) =>
+    new Set([...a].filter(([, c]) => c[cls] !== undefined).map(([id]) => id));
+
+  it('property: at one rotation a lower level admits a subset of a higher level (nested across level changes)', () => {
+    fc.assert(
+      fc.property(
+        poolArb,
+        fleet,
+        fc.nat(1e9),
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.integer({ min: 0, max: 3 }),
+        (p, ds, rotation, x, y, step) => {
+          const [a, b] = x <= y ? [x, y] : [y, x];
+          const lo = divideAllowances(p, { step, level: a }, ds, rotation);
+          const hi = divideAllowances(p, { step, level: b }, ds, rotation);
+          for (const cls of Object.keys(stepBudget(p, { step, level: a }))) {
+            const higher = idsOf(hi, cls);
+            for (const id of idsOf(lo, cls)) expect(higher.has(id), `${cls} ${id}`).toBe(true);
+          }
+        },
+      ),
+    );
+  });
+
+  it('property: a handover admits exactly those of this rotation that the last one admitted, at this rotation’s shares', () => {
+    fc.assert(
+      fc.property(poolArb, fleet, fc.nat(1e9), fc.integer({ min: 0, max: 5 }), (p, ds, rotation, step) => {
+        const now = divideAllowances(p, gridAt(p, step), ds, rotation);
+        const before = divideAllowances(p, gridAt(p, step), ds, rotation - 1);
+        const handover = divideAllowances(p, gridAt(p, step), ds, rotation, true);
+        for (const cls of Object.keys(stepBudget(p, gridAt(p, step)))) {
+          const kept = idsOf(handover, cls);
+          const both = [...idsOf(now, cls)].filter((id) => idsOf(before, cls).has(id));
+          expect([...kept].sort()).toEqual(both.sort());
+          for (const id of kept) expect(handover.get(id)![cls]).toEqual(now.get(id)![cls]);
+        }
+      }),
+    );
+  });
+
+  /**
+   * A fleet as the controller and the SDK run it: each instance heartbeats once per interval at its
+   * own phase and then holds what the division of that moment gives it (the period's first
+   * interval is a handover), in a token bucket that is frozen while it is not admitted (as the
+   * SDK's ClassAdmission keeps it); every instance wants more than it is allowed. The ramp's level
+   * changes at arbitrary moments. Calls per second never exceed what the simulator's checker allows
+   * (apps/simulator Invariants): the step's rate plus one burst per admitted instance, at the
+   * highest level of the second and the two before it.
+   */
+  function calledPerSecond(
+    p: PoolConfig,
+    n: number,
+    phases: number[],
+    levels: { at: number; level: number }[],
+    seconds: number,
+  ): { calls: number[]; limits: number[] } {
+    const INTERVAL = 1000;
+    const PERIOD = 5000;
+    const TICK = 10;
+    const clock = { t: 0, now: () => clock.t };
+    const ds = Array.from({ length: n }, (_, i) => ({
+      instanceId: `i${String(i).padStart(3, '0')}`,
+      demand: { standard: 1e6 },
+    }));
+    const levelAt = (t: number) => levels.filter((l) => l.at <= t).at(-1)!.level;
+    const buckets: (TokenBucket | null)[] = ds.map(() => null);
+    const admitted = ds.map(() => false);
+    const calls = Array.from({ length: seconds }, () => 0);
+    const limits = Array.from({ length: seconds }, () => 0);
+    for (let t = 0; t < seconds * 1000; t += TICK) {
+      clock.t = t;
+      const level = levelAt(t);
+      const sec = Math.floor(t / 1000);
+      const b = stepBudget(p, { step: 0, level }).standard!;
+      limits[sec] = Math.max(limits[sec]!, Math.ceil(b.ratePerSec + admissionLimit(b)));
+      ds.forEach((d, i) => {
+        if ((t - phases[i]!) % INTERVAL !== 0 || t < phases[i]!) return;
+        // as the control plane does: divided per period, the window moves every ROTATION_TTLS periods
+        const period = Math.floor(t / PERIOD);
+        const rotation = Math.floor(period / ROTATION_TTLS);
+        const handover = period % ROTATION_TTLS === 0 && t - period * PERIOD < INTERVAL;
+        const mine = divideAllowances(p, { step: 0, level }, ds, rotation, handover).get(
+          d.instanceId,
+        )?.standard;
+        if (!mine) {
+          if (admitted[i]) buckets[i]!.reset(0, buckets[i]!.capacity);
+          admitted[i] = false;
+          return;
+        }
+        if (buckets[i] === null) buckets[i] = new TokenBucket(mine.ratePerSec, mine.burst, clock);
+        else buckets[i]!.reset(mine.ratePerSec, mine.burst);
+        admitted[i] = true;
+      });
+      ds.forEach((_, i) => {
+        if (!admitted[i]) return;
+        while (buckets[i]!.tryTake()) calls[sec]! += 1;
+      });
+    }
+    // the checker's limit for a second: the highest of it and the two before
+    return { calls, limits: limits.map((_, s) => Math.max(...limits.slice(Math.max(0, s - 2), s + 1))) };
+  }
+
+  it('property: no second in which the fleet’s admitted calls exceed the step budget, across level changes and rotations', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 40 }),
+        fc.double({ min: 1, max: 60, noNaN: true }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.integer({ min: 0, max: 99 }), { minLength: 40, maxLength: 40 }),
+        fc.array(
+          fc.record({
+            at: fc.integer({ min: 1, max: 59_999 }),
+            level: fc.double({ min: 0.01, max: 1, noNaN: true }),
+          }),
+          { minLength: 1, maxLength: 10 },
+        ),
+        (n, rate, conc, phaseTicks, changes) => {
+          const p = DEFAULT_POOL('x', 'x');
+          p.capacity = { standard: { ratePerSec: rate, concurrency: conc } };
+          const levels = [{ at: 0, level: 0.01 }, ...[...changes].sort((a, b) => a.at - b.at)];
+          const { calls, limits } = calledPerSecond(
+            p,
+            n,
+            phaseTicks.map((k) => k * 10),
+            levels,
+            60,
+          );
+          calls.forEach((c, s) => expect(c, `second ${s}`).toBeLessThanOrEqual(limits[s]!));
+        },
+      ),
+      { numRuns: 60 },
     );
   });
 });

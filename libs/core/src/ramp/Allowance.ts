@@ -88,11 +88,23 @@ export function admissionLimit(budget: ClassCapacity): number {
 
 /**
  * Divides each admitted class's step budget among instances by demand. When more instances want a
- * class than `admissionLimit` of its budget, only that many are admitted, chosen by rotating
- * through the wanting instances (ordered by id) with `rotation`: advance it once per allowance
- * period (for example floor(now / validForMs)) and every instance is admitted within
- * ceil(wanting / limit) periods. Concurrency is the step's calls water-filled by rate demand
- * (max(1, fair share) each: one call each when more instances are admitted than the step has calls).
+ * class than `admissionLimit` of its budget, only that many are admitted: a window over the wanting
+ * instances (ordered by id) that starts where `rotation` says (`rotationStart`) and is as wide as
+ * the limit. Advance `rotation` once per allowance period (for example floor(now / validForMs)) and
+ * every instance is admitted within 2 × ceil(wanting / limit) periods.
+ *
+ * The window's start does not depend on the level, so the admitted sets of one rotation are nested:
+ * a higher level admits a superset of a lower level's instances, a lower level a subset. A level
+ * change therefore never swaps the admitted set for a disjoint one (whose fresh bursts would land in
+ * the same second as the old set's last calls, before the old set hears its next plan).
+ *
+ * `handover`: the first heartbeat interval of a rotation period. Only the instances admitted both
+ * in this period and in the one before keep their allowance (the ones this period would admit);
+ * the newly admitted wait one heartbeat, by when every instance the old window admitted has heard
+ * that it is no longer admitted. The shares are this period's, so the sums stay within the step.
+ *
+ * Concurrency is the step's calls water-filled by rate demand (max(1, fair share) each: one call
+ * each when more instances are admitted than the step has calls).
  * Guarantees per class: Σ rate ≤ step rate; Σ concurrency and Σ burst ≤ max(1, step concurrency,
  * floor(step rate)); an instance with no demand for a class gets nothing for it (and instances with
  * no allowance at all are absent from the map).
@@ -102,6 +114,7 @@ export function divideAllowances(
   step: RampPosition,
   demands: readonly InstanceDemand[],
   rotation = 0,
+  handover = false,
 ): Map<string, Record<TrafficClass, ClassAllowance>> {
   const out = new Map<string, Record<TrafficClass, ClassAllowance>>();
   for (const [cls, budget] of Object.entries(stepBudget(pool, step))) {
@@ -110,8 +123,10 @@ export function divideAllowances(
       .filter((d) => Number.isFinite(d.demand) && d.demand > 0)
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     if (!(budget.ratePerSec > 0)) continue;
-    const admitted = admitByRotation(wanting, admissionLimit(budget), rotation);
+    const slots = admissionLimit(budget);
+    const admitted = admitByRotation(wanting, slots, rotation);
     if (admitted.length === 0) continue;
+    const staying = handover ? new Set(admitByRotation(wanting, slots, rotation - 1).map((w) => w.id)) : null;
     const rates = maxMinFair(budget.ratePerSec, admitted);
     // concurrency follows the rate demand: an instance wanting a share d of the step rate needs
     // about d·C of its C calls (at least one); whole calls, water-filled the same way. More
@@ -127,7 +142,7 @@ export function divideAllowances(
     for (const a of admitted) {
       const rate = rates.get(a.id) ?? 0;
       const concurrency = calls.get(a.id) ?? 0;
-      if (concurrency === 0) continue;
+      if (concurrency === 0 || (staying !== null && !staying.has(a.id))) continue;
       const burst = Math.max(1, Math.min(concurrency, Math.ceil(rate)));
       let classes = out.get(a.id);
       if (!classes) out.set(a.id, (classes = {}));
@@ -137,12 +152,34 @@ export function divideAllowances(
   return out;
 }
 
-/** At most `slots` of the (id-ordered) wanting claimants, a window that rotates with `rotation`. */
+/**
+ * The admitted window moves once every this many allowance periods (heartbeat TTLs). Each move
+ * idles the newly admitted instances for one heartbeat (the handover, so they never fire beside the
+ * instances they replace); moving every TTL (5 s) cost a small step a fifth of its calls.
+ */
+export const ROTATION_TTLS = 4;
+
+/** The golden ratio's fractional part: the starts r·φ⁻¹ mod 1 spread evenly over any window width. */
+const ROTATION_STRIDE = (Math.sqrt(5) - 1) / 2;
+
+/**
+ * Where the admission window of `rotation` starts among `n` wanting instances: ⌊frac(r·φ⁻¹)·n⌋.
+ * It does not depend on the window's width (so windows of one rotation are nested), and the starts
+ * of any run of consecutive rotations are spread evenly (a Weyl sequence), so windows of width w
+ * cover all n within 2·⌈n/w⌉ rotations for every w (a fixed stride could do that for one w only).
+ */
+export function rotationStart(rotation: number, n: number): number {
+  if (!(n > 1)) return 0;
+  const r = Number.isFinite(rotation) ? Math.trunc(rotation) : 0;
+  const x = r * ROTATION_STRIDE;
+  return Math.min(n - 1, Math.floor((x - Math.floor(x)) * n));
+}
+
+/** At most `slots` of the (id-ordered) wanting claimants, a window that starts at rotationStart. */
 function admitByRotation<T>(wanting: T[], slots: number, rotation: number): T[] {
   if (wanting.length <= slots) return wanting;
   const n = wanting.length;
-  const r = Number.isFinite(rotation) ? Math.trunc(rotation) : 0;
-  const start = ((((r % n) * (slots % n)) % n) + n) % n;
+  const start = rotationStart(rotation, n);
   const chosen: T[] = [];
   for (let i = 0; i < slots; i++) chosen.push(wanting[(start + i) % n]!);
   return chosen;

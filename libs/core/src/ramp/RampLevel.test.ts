@@ -4,11 +4,17 @@ import { DEFAULT_RAMP } from '../pool/PoolDefaults.js';
 import {
   BISECT_PRECISION,
   bisectedLevel,
+  decreasedLevel,
   grownLevel,
+  LEVEL_DECREASE,
+  SLIPPED_DECREASE,
   growthAfter,
   latencyRatio,
   LATENCY_FLOOR_MS,
   learnedAfterCollapse,
+  deliveredLevel,
+  landingLevel,
+  startLevel,
 } from './RampLevel.js';
 
 const ramp = {
@@ -21,6 +27,24 @@ const ramp = {
 };
 
 describe('RampLevel', () => {
+  it('a level that never held falls by LEVEL_DECREASE, one that held and slipped only by SLIPPED_DECREASE, never below the start', () => {
+    expect(decreasedLevel(ramp, 0.5)).toBeCloseTo(0.5 * LEVEL_DECREASE, 12);
+    expect(decreasedLevel(ramp, 0.5, true)).toBeCloseTo(0.5 * SLIPPED_DECREASE, 12);
+    expect(decreasedLevel(ramp, 0.0102, true)).toBe(0.01);
+  });
+
+  it('property: a decrease lands in [start, level), a slipped level no lower than one that never held', () => {
+    fc.assert(
+      fc.property(fc.double({ min: 0.0125, max: 1, noNaN: true }), (level) => {
+        const never = decreasedLevel(ramp, level);
+        const slipped = decreasedLevel(ramp, level, true);
+        expect(never).toBeGreaterThanOrEqual(0.01);
+        expect(slipped).toBeLessThan(level);
+        expect(slipped).toBeGreaterThanOrEqual(never);
+      }),
+    );
+  });
+
   it('grows ×growth below the learned level, ×probeGrowth just above it, accelerating unless a ramp collapsed', () => {
     expect(growthAfter(ramp, 0.1, 0.5, null)).toBe(3);
     expect(growthAfter(ramp, 0.5, 0.5, null)).toBeCloseTo(1.1, 12);
@@ -62,9 +86,34 @@ describe('RampLevel', () => {
           if (next === null) return;
           expect(next).toBeGreaterThan(held * (1 + BISECT_PRECISION));
           expect(next).toBeLessThanOrEqual(failed * (1 - ramp.headroom) + 1e-12);
+          expect(next).toBeLessThanOrEqual(held * ramp.growth + 1e-12);
         },
       ),
     );
+  });
+
+  it('property: a landing after a failed level is never above the level that held nor above (1 − headroom) × what was delivered, nor below the start level unless held is', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.001, max: 1, noNaN: true }),
+        fc.option(fc.double({ min: 0, max: 2, noNaN: true }), { nil: null }),
+        (held, delivered) => {
+          const to = landingLevel(ramp, held, delivered);
+          expect(to).toBeLessThanOrEqual(held);
+          expect(to).toBeGreaterThanOrEqual(Math.min(held, startLevel(ramp)));
+          if (delivered === null) expect(to).toBe(held);
+          else if (to > startLevel(ramp))
+            expect(to).toBeLessThanOrEqual(delivered * (1 - ramp.headroom) + 1e-12);
+        },
+      ),
+    );
+  });
+
+  it('deliveredLevel: the level times the share of attempts that succeeded; null without attempts', () => {
+    expect(deliveredLevel(0.2, 50, 100)).toBeCloseTo(0.1, 12);
+    expect(deliveredLevel(0.2, 120, 100)).toBeCloseTo(0.2, 12);
+    expect(deliveredLevel(0.2, 0, 100)).toBe(0);
+    expect(deliveredLevel(0.2, 5, 0)).toBeNull();
   });
 
   it('property: the learned level falls after a collapse', () => {

@@ -7,7 +7,8 @@
 //   failures; past `latencyInflation` the level counts as degraded: GlobalBreaker.ts);
 // - once a level failed, it bisects between the last level that held and the lowest that failed,
 //   never above (1 − headroom) × the failed level, and settles when the gap is within BISECT_PRECISION;
-// - a level that held once and then degrades (the provider lost capacity) falls multiplicatively.
+// - a level that held once and then degrades (the provider lost capacity) falls multiplicatively,
+//   by less than a level that never held (SLIPPED_DECREASE): it slipped, it did not overshoot.
 import type { RampConfig } from '../pool/PoolConfig.js';
 
 /**
@@ -27,7 +28,7 @@ export const BISECT_PRECISION = 0.02;
 /** A level that degrades with nothing lower known to hold falls to this share of itself (between CUBIC's 0.7 and a step of headroom). */
 export const LEVEL_DECREASE = 0.8;
 /** The growth never shrinks below this share of (growth − 1): a fleet that is slow anyway still climbs. */
-export const MIN_GROWTH_SHARE = 0.1;
+export const MIN_GROWTH_SHARE = 0.03;
 
 type LevelConfig = Pick<RampConfig, 'steps' | 'growth' | 'probeGrowth' | 'headroom' | 'latencyInflation'>;
 
@@ -87,20 +88,35 @@ export function grownLevel(
 
 /**
  * Between the level that held and the lowest that failed: their midpoint, at most (1 − headroom) ×
- * failed. null when that is not worth a move (within BISECT_PRECISION of held): settle at held.
+ * failed and growth × held. null when that is not worth a move (within BISECT_PRECISION of held): settle at held.
  */
 export function bisectedLevel(
-  ramp: Pick<RampConfig, 'headroom'>,
+  ramp: Pick<RampConfig, 'headroom' | 'growth'>,
   held: number,
   failed: number,
 ): number | null {
-  const next = Math.min((held + failed) / 2, failed * (1 - ramp.headroom));
+  // never more than a growth step above held: a landing sized from what a failing level delivered
+  // can lie far below the level that failed
+  const next = Math.min((held + failed) / 2, failed * (1 - ramp.headroom), held * ramp.growth);
   return next > held * (1 + BISECT_PRECISION) ? next : null;
 }
 
-/** Where a level that degraded lands when no lower level of this recovery is known to hold. */
-export function decreasedLevel(ramp: Pick<RampConfig, 'steps'>, level: number): number {
-  return Math.max(startLevel(ramp), level * LEVEL_DECREASE);
+/**
+ * A level that held in this recovery (a settled level, the top) and then degrades has slipped,
+ * not overshot: the provider's capacity drifted just under it, or a burst queued. It falls by this
+ * share only, so the ramp is back near its limit in a bisection step or two instead of crawling
+ * back from LEVEL_DECREASE; a provider that keeps losing capacity makes it fall again each window.
+ * 0.97, not 0.9: at a settled top level the collapsing provider's queue inflates latency every
+ * minute or so, and a 10 % cut then cost about a point of S1's goodput each time.
+ */
+export const SLIPPED_DECREASE = 0.97;
+
+/**
+ * Where a level that degraded lands when no lower level of this recovery is known to hold:
+ * LEVEL_DECREASE of it, or SLIPPED_DECREASE when the level itself had held (`heldBefore`).
+ */
+export function decreasedLevel(ramp: Pick<RampConfig, 'steps'>, level: number, heldBefore = false): number {
+  return Math.max(startLevel(ramp), level * (heldBefore ? SLIPPED_DECREASE : LEVEL_DECREASE));
 }
 
 /**
@@ -113,6 +129,32 @@ export function learnedAfterCollapse(
   level: number,
 ): number {
   return Math.min(sustained ?? topLevel(ramp), level) * LEVEL_DECREASE;
+}
+
+/**
+ * The level the provider delivered while `level` was admitted: the level times the share of its
+ * attempts that succeeded. (Successes per second of the window would undercount: a step's sample
+ * leaves out heartbeat windows that began before the step.) null without attempts.
+ */
+export function deliveredLevel(level: number, successes: number, attempts: number): number | null {
+  if (!(attempts > 0) || !Number.isFinite(successes)) return null;
+  return level * Math.min(1, Math.max(0, successes) / attempts);
+}
+
+/**
+ * Where a ramp lands after the level above `held` failed (degraded or collapsed): the last level that
+ * held, but no higher than what the provider delivered while failing, less headroom (learned
+ * capacity): a provider that degrades under overload serves less than the level that last held,
+ * and landing there again collapsed it a second time. Never below the start level (unless `held` is).
+ */
+export function landingLevel(
+  ramp: Pick<RampConfig, 'steps' | 'headroom'>,
+  held: number,
+  delivered: number | null,
+): number {
+  if (delivered === null) return held;
+  const floor = Math.min(held, startLevel(ramp));
+  return Math.max(floor, Math.min(held, delivered * (1 - ramp.headroom)));
 }
 
 function clamp(v: number, lo: number, hi: number): number {
