@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import swc from 'unplugin-swc';
 import { configDefaults, defineConfig } from 'vitest/config';
@@ -41,6 +42,8 @@ export default defineConfig({
           name: 'unit',
           include: ['libs/**/src/**/*.test.ts', 'apps/**/src/**/*.test.ts'],
           exclude: [...configDefaults.exclude, ...WITH_SERVICES],
+          // Vitest's default is one worker fewer than the cores: on a 2-core runner that is one
+          maxWorkers: Math.max(2, availableParallelism()),
           sequence: { groupOrder: 0 },
         },
       },
