@@ -12,6 +12,7 @@ import {
   ceilingRetryWaitMs,
   DRAIN_DWELLS,
   DRAIN_SHARE,
+  drainFailedLanding,
   drainLevel,
   initialGlobalState,
   judgingWindowMs,
@@ -78,12 +79,12 @@ function tick(s: GlobalBreakerState, now: number, sample?: RampSample): Decision
 }
 
 /**
- * After a step back: the tick at the end of the drain, which lands on the level drained for (a new
- * step, recorded) or, after a shallow drain, restarts the landing step's window.
+ * After a step back: the tick at the end of a drain that held (a good sample), which lands on the
+ * level drained for (a new step, recorded) or, after a shallow drain, restarts the landing step's window.
  */
 function drained(s: GlobalBreakerState): GlobalBreakerState {
   if (s.drainingUntil === null || s.drainingUntil === undefined) return s;
-  const d = tick(s, s.drainingUntil, collapsed);
+  const d = tick(s, s.drainingUntil, good);
   const landing = s.drainTo ?? null;
   if (landing !== null) {
     expect(d.transitions).toHaveLength(1);
@@ -328,6 +329,56 @@ describe('RAMPING: finding the limit', () => {
     expect(s.drainingUntil).toBe(until);
     expect(tick(s, until - 1, collapsed).next).toBe(s);
     expect(drained(s)).toMatchObject({ stepSince: until, level: 0.03 });
+  });
+
+  it('a shallow drain ignores its sample: a failing one only restarts the window', () => {
+    const s = limited();
+    expect(s.drainTo).not.toBeNull();
+    const shallow = { ...s, drainTo: null };
+    const d = tick(shallow, shallow.drainingUntil!, collapsed);
+    expect(d.transitions).toEqual([]);
+    expect(d.next).toMatchObject({ level: s.level, drainingUntil: null, stepSince: s.drainingUntil });
+  });
+
+  it('a drain that failed lands lower, at what it delivered less headroom, and drains again below it', () => {
+    const s = limited(); // draining at 0.03 × DRAIN_SHARE toward 0.03
+    // half the drain's calls failed: it delivered half its level
+    const half: RampSample = { ...good, attempts: 100, successes: 50 };
+    const d = tick(s, s.drainingUntil!, half);
+    const relanded = s.level! * 0.5 * (1 - pool.ramp.headroom);
+    expect(d.transitions).toHaveLength(1);
+    expect(d.transitions[0]!.reason).toContain('drain at level');
+    expect(d.next.drainTo).toBeCloseTo(relanded, 10);
+    expect(d.next.heldLevel).toBeCloseTo(relanded, 10);
+    expect(d.next.level).toBeCloseTo(drainLevel(pool.ramp, relanded), 10);
+    expect(d.next).toMatchObject({ step: s.step! + 1, stepSince: s.drainingUntil });
+    expect(d.next.drainingUntil).toBe(s.drainingUntil! + DRAIN_DWELLS * DWELL);
+    // a drain that held then lands on it
+    expect(drained(d.next).level).toBeCloseTo(relanded, 10);
+  });
+
+  it('property: a failed drain never lands higher than its landing nor below the start level; a passing one keeps it', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.011, max: 1, noNaN: true }),
+        fc.double({ min: 0.5, max: 1, noNaN: true }),
+        fc.integer({ min: 0, max: 500 }),
+        fc.integer({ min: 0, max: 500 }),
+        (landing, share, attempts, successes) => {
+          const level = drainLevel(pool.ramp, landing) * share;
+          const sample: RampSample = { ...good, attempts, successes: Math.min(successes, attempts) };
+          const r = drainFailedLanding(pool.ramp, landing, level, sample);
+          if (r !== null) {
+            expect(r).toBeLessThan(landing);
+            expect(r).toBeGreaterThanOrEqual(pool.ramp.steps[0]!);
+            expect(r).toBeGreaterThanOrEqual(
+              level * (sample.successes / attempts) * (1 - pool.ramp.headroom) - 1e-12,
+            );
+          }
+          if (attempts >= pool.ramp.minSample && sample.successes === attempts) expect(r).toBeNull();
+        },
+      ),
+    );
   });
 
   it('a drain never goes below the start level unless the landing does', () => {

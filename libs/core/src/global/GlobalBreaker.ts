@@ -372,6 +372,23 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     // just stepped back: what the provider shows now is the aftermath of the level above
     if (now < draining) return unchanged(s);
     const landing = s.drainTo ?? null;
+    // the drain itself failed: the provider lost capacity while the level above queued, so the
+    // landing is sized afresh from what it delivered during the drain, and drained again below it
+    const relanded = landing !== null && sample ? drainFailedLanding(ramp, landing, level, sample) : null;
+    if (relanded !== null) {
+      const next: GlobalBreakerState = {
+        ...s,
+        step: step + 1,
+        level: drainLevel(ramp, relanded),
+        stepSince: now,
+        heldLevel: relanded,
+        drainingUntil: now + DRAIN_DWELLS * ramp.dwellMs,
+        drainTo: relanded,
+      };
+      const reason = `drain at level ${pct(level)} failed: landing on ${pct(relanded)}, what it delivered`;
+      const figures = { level: next.level, failedLevel: s.failedLevel, sustainedLevel: s.sustainedLevel };
+      return { next, transitions: [record(s, next, now, 'ramp', reason, figures)] };
+    }
     if (landing === null || !(landing > level))
       return { next: { ...s, drainingUntil: null, drainTo: null, stepSince: now }, transitions: [] };
     // drained below the landing level: land on it, a new step judged from now
@@ -546,6 +563,23 @@ export function judgingWindowMs(
   dwellMs: number,
 ): number {
   return s.settled || s.failedLevel !== null ? SETTLED_WINDOW_DWELLS * dwellMs : dwellMs;
+}
+
+/**
+ * At the end of a drain toward `landing`: null when the drain's sample passed the gates (or is too
+ * thin to judge); else the lower landing sized from what the drain level delivered (landingLevel),
+ * null too when that is not lower than `landing`.
+ */
+export function drainFailedLanding(
+  ramp: PoolConfig['ramp'],
+  landing: number,
+  level: number,
+  sample: RampSample,
+): number | null {
+  const outcome = explainGates(sample, ramp.gates, ramp.minSample).outcome;
+  if (outcome !== 'degrade' && outcome !== 'collapse') return null;
+  const lower = landingLevel(ramp, landing, deliveredLevel(level, sample.successes, sample.attempts));
+  return lower < landing ? lower : null;
 }
 
 /** The level admitted while draining before landing on `to`: DRAIN_SHARE of it, never below the start level (unless `to` is). */
