@@ -221,8 +221,10 @@ describe('three regions of SDK instances against the real controller', () => {
       expect(story).toContain('open->probing');
       expect(story).toContain('probing->ramping');
       expect(story.at(-1)).toBe('ramping->closed');
-      // never a second open after recovery began, and the group's breaker never moved
-      expect(story.filter((s) => s.endsWith('->open'))).toHaveLength(1);
+      // never a reopen once the ramp began (a probe sent while the fault was still on may fail and
+      // reopen: the cooldown is 1 s and the test heals the region only after its checks above), and
+      // the group's breaker never moved
+      expect(story.slice(story.indexOf('probing->ramping')).filter((s) => s.endsWith('->open'))).toEqual([]);
       const groupLog = await t.admin('GET', `/v1/admin/transitions?breakerId=${whole(closed).breakerId}`);
       const groupRows: any[] = Array.isArray(groupLog.body) ? groupLog.body : groupLog.body.transitions;
       expect(groupRows).toEqual([]);
