@@ -1,13 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyEvidence } from '../outcome/Outcome.js';
-import {
-  coveredRegionHealth,
-  healthFigures,
-  healthSignature,
-  regionHealthOf,
-  type SignatureRow,
-} from './HealthSignature.js';
+import { healthFigures, healthSignature, regionHealthOf, type SignatureRow } from './HealthSignature.js';
 
 const row = (
   region: string,
@@ -86,40 +80,5 @@ describe('healthSignature', () => {
         },
       ),
     );
-  });
-});
-
-describe('coveredRegionHealth', () => {
-  const counted = { live: 4, open: 1, errorRate: 0.1, demandPerSec: 100, servedPerSec: 40 };
-
-  it('CLOSED (or no breaker yet): the counted figures, saturation against capacity', () => {
-    for (const state of ['closed', null] as const)
-      expect(coveredRegionHealth('a', counted, state, 200)).toEqual({
-        region: 'a',
-        live: 4,
-        open: 1,
-        errorRate: 0.1,
-        saturation: 0.5,
-      });
-  });
-
-  it('OPEN or PROBING: every live instance counts as open, and the unserved share is failed', () => {
-    for (const state of ['open', 'probing'] as const) {
-      const h = coveredRegionHealth('a', counted, state, 200);
-      expect([h.open, h.errorRate]).toEqual([4, 0.6]);
-    }
-  });
-
-  it('RAMPING: the unserved share is failed, the open count is as counted', () => {
-    const h = coveredRegionHealth('a', counted, 'ramping', 200);
-    expect([h.open, h.errorRate]).toEqual([1, 0.6]);
-    expect(coveredRegionHealth('a', { ...counted, servedPerSec: 100 }, 'ramping', 200).errorRate).toBe(0.1);
-  });
-
-  it('no demand or no capacity: nothing unserved, no saturation; saturation at most 1', () => {
-    const idle = { ...counted, demandPerSec: 0, servedPerSec: 0 };
-    expect(coveredRegionHealth('a', idle, 'open', 200)).toMatchObject({ errorRate: 0.1, saturation: 0 });
-    expect(coveredRegionHealth('a', counted, 'closed', 0).saturation).toBe(0);
-    expect(coveredRegionHealth('a', counted, 'closed', 50).saturation).toBe(1);
   });
 });

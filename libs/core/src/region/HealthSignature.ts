@@ -3,7 +3,7 @@
 // the evidence in live heartbeat rows. The regional verdict compares exactly these figures, so an
 // operator sees the numbers a region_open or a global open was decided on.
 import { isLive, isLocallyOpen } from '../quorum/Quorum.js';
-import type { Evidence, GlobalState, ReportedState } from '../wire.js';
+import type { Evidence, ReportedState } from '../wire.js';
 import type { RegionHealth } from './RegionalVerdict.js';
 
 /** Outcomes that count as failed for the error rate (what the dependency or its path did). */
@@ -102,41 +102,4 @@ export function regionHealthOf(
       const open = list.filter((r) => isLive(r, now, heartbeatTtlMs) && isLocallyOpen(r.state)).length;
       return { region, live: f.live, open, errorRate: f.errorRate, saturation: f.saturation };
     });
-}
-
-/** What was counted of one region's live rows (requests/s over the last evidence window). */
-export interface CountedRegion {
-  live: number;
-  /** live instances locally open */
-  open: number;
-  /** the failed share of their attempts (healthFigures) */
-  errorRate: number;
-  demandPerSec: number;
-  servedPerSec: number;
-}
-
-/**
- * A region's live picture for decideRegional when a breaker of its own covers it (`state`, null
- * while it has none). OPEN or PROBING: its instances are paused by that breaker's decision, so
- * every live one counts as open (they report no local state). Not CLOSED: it fails what it does not
- * serve, so its error rate is at least the unserved share of its demand (a ramp serves a part).
- * Saturation is its demand against its capacity.
- */
-export function coveredRegionHealth(
-  region: string,
-  counted: CountedRegion,
-  state: GlobalState | null,
-  capacityPerSec: number,
-): RegionHealth {
-  const { live, demandPerSec: demand } = counted;
-  const paused = state === 'open' || state === 'probing';
-  const recovering = state !== null && state !== 'closed';
-  const unserved = demand > 0 ? Math.max(0, 1 - counted.servedPerSec / demand) : 0;
-  return {
-    region,
-    live,
-    open: paused ? live : counted.open,
-    errorRate: recovering ? Math.max(counted.errorRate, unserved) : counted.errorRate,
-    saturation: capacityPerSec > 0 ? Math.min(1, demand / capacityPerSec) : 0,
-  };
 }
