@@ -286,6 +286,8 @@ describe('RAMPING: growth and the dwell', () => {
     expect(at(300).level! / s.level!).toBeCloseTo(2, 10);
     expect(at(400).level! / s.level!).toBeCloseTo(1 + 2 * MIN_GROWTH_SHARE, 10);
     expect(at(599).level! / s.level!).toBeCloseTo(1 + 2 * MIN_GROWTH_SHARE, 10);
+    // saturated (p95 doubled): the ramp all but stops, under 1 % a dwell
+    expect(at(400).level! / s.level!).toBeLessThan(1.01);
     const inflated = pass(s, { ...good, latencyP95Ms: 601 });
     expect(inflated.next.drainTo).toBe(0.01);
     expect(inflated.next.level).toBe(0.01); // the start level: no drain below it

@@ -27,8 +27,14 @@ export function latencyRatio(p95Ms: number | null, baselineMs: number | null): n
 export const BISECT_PRECISION = 0.02;
 /** A level that degrades with nothing lower known to hold falls to this share of itself (between CUBIC's 0.7 and a step of headroom). */
 export const LEVEL_DECREASE = 0.8;
-/** The growth never shrinks below this share of (growth − 1): a fleet that is slow anyway still climbs. */
-export const MIN_GROWTH_SHARE = 0.03;
+/**
+ * The growth never shrinks below this share of (growth − 1), reached at a p95 twice the recovery's
+ * lowest: the provider is saturated there (every slot busy, a queue forming), so the ramp all but
+ * stops and the level is found by the gates and the settle retries instead. 0.03 (+9 % a dwell at
+ * growth 4) kept climbing into a saturated provider: 1.2× its capacity in S2 and, in the collapsing
+ * model, a collapse.
+ */
+export const MIN_GROWTH_SHARE = 0.003;
 
 type LevelConfig = Pick<RampConfig, 'steps' | 'growth' | 'probeGrowth' | 'headroom' | 'latencyInflation'>;
 
