@@ -1117,12 +1117,13 @@ function isRoutineState(state: GlobalState | undefined): boolean {
   return state === 'closed' || state === 'ramping';
 }
 
-/** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
+/** Whether an allowance admits no class (an instance admitted in neither window is told no move). */
 function isEmpty(allowance: Allowance): boolean {
   for (const _ in allowance) return false;
   return true;
 }
 
+/** The live set with this heartbeat's own demand, which may be newer than the stored rows. */
 function withCurrent(live: LiveDemand[], instanceId: string, verdict: BreakerVerdict): LiveDemand[] {
   const own: LiveDemand = { instanceId, demand: positiveDemand(verdict.demand) };
   return [...live.filter((l) => l.instanceId !== instanceId), own];

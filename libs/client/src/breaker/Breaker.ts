@@ -141,9 +141,10 @@ export interface BreakerHost {
   readonly region?: string;
 }
 
-// How a call was admitted; decides what its outcome settles.
 /** no announced move pending (a switch time never reached) */
 const NO_SWITCH = Number.POSITIVE_INFINITY;
+
+// How a call was admitted; decides what its outcome settles.
 const DENIED = 0;
 const LOCAL = 1;
 const PROBE = 2;
