@@ -346,14 +346,15 @@ describe('divideAllowances', () => {
    * A fleet as the controller and the SDK run it: each instance heartbeats once per interval at its
    * own phase and then holds what the division of that moment gives it, in a token bucket that is
    * frozen while it is not admitted (as the SDK's ClassAdmission keeps it); every instance wants
-   * more than it is allowed. A heartbeat in the last interval before the window moves (core
+   * more than it is allowed. A heartbeat in the last two intervals before the window moves (core
    * rotationAt) also hears its share of the next window, which it applies at the move. `lost[i]`
    * says which heartbeat instance i loses before each move (1: the one two intervals before, 2: the
-   * last one before; 0: none); a lost heartbeat changes nothing at the instance, so one that loses
-   * both would hold the old share until its next heartbeat after the move. The ramp's level changes at arbitrary moments. Calls per
-   * second never exceed what the simulator's checker allows (apps/simulator Invariants): the step's
-   * rate plus one burst per admitted instance, at the highest level of the second and the two
-   * before it.
+   * last one before; 0: none): it hears the move once instead of twice. (Announcing in the last
+   * interval only, an instance losing that one heartbeat held the old share past the move while the
+   * new window burst, and this property failed — as the idle handover did for an instance losing
+   * its one handover heartbeat.) The ramp's level changes at arbitrary moments. Calls per second
+   * never exceed what the simulator's checker allows (apps/simulator Invariants): the step's rate
+   * plus one burst per admitted instance, at the highest level of the second and the two before it.
    */
   function calledPerSecond(
     p: PoolConfig,
