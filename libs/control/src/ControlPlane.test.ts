@@ -1,6 +1,10 @@
 import {
+  currentLevel,
   defaultPoolBody,
   designateProbers,
+  divideAllowances,
+  ROTATION_TTLS,
+  type BreakerPlan,
   emptyEvidence,
   FakeClock,
   seededRng,
@@ -258,6 +262,67 @@ describe('ControlPlane: routine heartbeats while RAMPING', () => {
       ),
       { numRuns: 40 },
     );
+  });
+});
+
+describe('ControlPlane: a moving admission window is announced ahead (no idle handover)', () => {
+  it('tells a heartbeat in the two intervals before a move its next share and when: 2 I − 1 ms ahead, 500 ms ahead; none 2 I + 1 ms ahead or after', async () => {
+    const body = defaultPoolBody([DEP]);
+    // one call at the first steps: one instance of the three admitted per window
+    const pool: PoolConfig = {
+      id: 'p',
+      ...body,
+      capacity: { standard: { ratePerSec: 10, concurrency: 2 } },
+      probe: { ...body.probe, probesToPass: 1 },
+    };
+    const { clock, control } = setup(0, { pools: [pool] });
+    const ids = ['a', 'b', 'c'];
+    for (const i of ids) await beat(control.plane, i, 'closed');
+    clock.set(TTL + 1);
+    for (const i of ids) await beat(control.plane, i, 'open');
+    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+    await beat(control.plane, 'a', 'paused');
+    const grant = await control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
+    await control.plane.probeResult(grant.token, { outcome: 'success', latencyMs: 20 });
+    expect(stateOf(control)).toBe('ramping');
+
+    const WINDOW = ROTATION_TTLS * TTL;
+    const T = (Math.floor(clock.now() / WINDOW) + 2) * WINDOW; // a move at least one window ahead
+    const fleet = ids.map((instanceId) => ({ instanceId, demand: { standard: 1 } }));
+    const g = control.breakers.peek(ID)!.globalState;
+    const at = { step: g.step!, level: currentLevel(g, pool)! };
+    const shareOf = (id: string, rotation: number) =>
+      divideAllowances(pool, at, fleet, rotation).get(id) ?? {};
+    const r = T / WINDOW - 1;
+    // the one-call first step admits one of the three per window: the move swaps who it is
+    expect(ids.filter((i) => shareOf(i, r).standard).length).toBe(1);
+    expect(ids.filter((i) => shareOf(i, r + 1).standard)).not.toEqual(
+      ids.filter((i) => shareOf(i, r).standard),
+    );
+    const plans = async (t: number) => {
+      clock.set(t);
+      const out = new Map<string, BreakerPlan['allowance']>();
+      for (const i of ids) out.set(i, (await beat(control.plane, i, 'closed')).breakers[0]!.allowance);
+      return out;
+    };
+
+    await plans(T - TTL - 1000); // every row live before the period that announces is divided
+    for (const [i, a] of await plans(T - 2 * 1000 - 1)) {
+      expect(a!.classes, i).toEqual(shareOf(i, r));
+      expect(a!.next, i).toBeUndefined();
+    }
+    for (const t of [T - 2 * 1000, T - 500]) {
+      for (const [i, a] of await plans(t)) {
+        expect(a!.classes, i).toEqual(shareOf(i, r));
+        // an instance admitted in neither window is told nothing new
+        if (!shareOf(i, r).standard && !shareOf(i, r + 1).standard) expect(a!.next, i).toBeUndefined();
+        else expect(a!.next, i).toEqual({ inMs: T - t, classes: shareOf(i, r + 1) });
+      }
+    }
+    for (const [i, a] of await plans(T + 1)) {
+      expect(a!.classes, i).toEqual(shareOf(i, r + 1)); // what was announced
+      expect(a!.next, i).toBeUndefined();
+    }
   });
 });
 

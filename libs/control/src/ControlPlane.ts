@@ -11,7 +11,7 @@ import {
   currentLevel,
   designatedIn,
   divideAllowances,
-  ROTATION_TTLS,
+  rotationAt,
   evaluateQuorum,
   findIsolated,
   fleetDemand,
@@ -33,6 +33,7 @@ import {
   type HeartbeatRequest,
   type HeartbeatResponse,
   type IsolatedInstance,
+  type NextAllowance,
   type OperatorAction,
   type PoolConfig,
   type ProbeGrant,
@@ -114,6 +115,8 @@ export interface RecoveryPlan {
   /** this instance's share of the current step; `{}` when not admitted this period */
   allowance: Allowance | null;
   validForMs: number;
+  /** its share of the next admission window, when the window moves within two heartbeats */
+  next?: NextAllowance | null;
 }
 
 export interface ControlHooks {
@@ -292,6 +295,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
         quorum,
         pool,
         allowance: recovery.allowance,
+        next: recovery.next ?? null,
         probe: recovery.probe,
         validForMs: recovery.validForMs,
         fallback,
@@ -847,18 +851,18 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const g = breaker.globalState;
     if (g.state !== 'probing' && g.state !== 'ramping') return nothing;
     try {
-      return g.state === 'probing'
-        ? { ...nothing, probe: await this.probeFor(breaker, pool, instanceId, verdict, receivedAt) }
-        : {
-            ...nothing,
-            // resuming after a start: nothing beyond what an instance back from FALLBACK holds
-            allowance: this.fallback.capAllowance(
-              { breakerId: breaker.id, instanceId },
-              await this.allowanceFor(breaker, pool, instanceId, verdict, receivedAt),
-              verdict.fallback,
-              receivedAt,
-            ),
-          };
+      if (g.state === 'probing')
+        return { ...nothing, probe: await this.probeFor(breaker, pool, instanceId, verdict, receivedAt) };
+      const { allowance, next } = await this.allowanceFor(breaker, pool, instanceId, verdict, receivedAt);
+      // resuming after a start: nothing beyond what an instance back from FALLBACK holds, now or next
+      const cap = (a: Allowance) =>
+        this.fallback.capAllowance({ breakerId: breaker.id, instanceId }, a, verdict.fallback, receivedAt) ??
+        {};
+      return {
+        ...nothing,
+        allowance: cap(allowance),
+        ...(next !== null ? { next: { inMs: next.inMs, classes: cap(next.classes) } } : {}),
+      };
     } catch (err) {
       this.warn(`recovery plan for ${breaker.id}/${instanceId}: ${(err as Error).message}`);
       return nothing;
@@ -949,10 +953,10 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     instanceId: string,
     verdict: BreakerVerdict,
     receivedAt: number,
-  ): Promise<Allowance> {
+  ): Promise<{ allowance: Allowance; next: NextAllowance | null }> {
     const { epoch, step, stepSince } = breaker.globalState;
     const level = currentLevel(breaker.globalState, pool);
-    if (step === null || level === null) return {};
+    if (step === null || level === null) return { allowance: {}, next: null };
     if (stepSince !== null) {
       // counted only if this window ran wholly under the step (core countsTowardStep, in the store).
       // Not awaited: the answer does not depend on it. The store writes it within its batch (the ramp
@@ -969,24 +973,29 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     }
     const periodMs = this.settings.heartbeatTtlMs;
     // divided afresh once per validity period (demand moves); who is admitted rotates once every
-    // ROTATION_TTLS periods, so small steps reach every instance in turn, and the first heartbeat
-    // interval after a move is a handover: the newly admitted wait until every instance the last
-    // window admitted has heard it no longer is (core divideAllowances)
-    const period = Math.floor(receivedAt / periodMs);
-    const rotation = Math.floor(period / ROTATION_TTLS);
-    const handover =
-      period % ROTATION_TTLS === 0 && receivedAt - period * periodMs < this.settings.heartbeatIntervalMs;
-    return this.ports.divisions.allowanceOf(
-      { breakerId: breaker.id, epoch, step, rotation: period, ...(handover ? { handover } : {}) },
-      instanceId,
-      periodMs,
-      async () => {
-        const live = withCurrent(await this.liveDemandOf(breaker, receivedAt), instanceId, verdict);
-        // a region breaker's ramp divides its region's slice of the pool (issue 14)
-        const budget = await this.regions.rampPool(breaker, pool, receivedAt);
-        return divideAllowances(budget, { step, level }, live, rotation, handover);
-      },
-    );
+    // ROTATION_TTLS periods, so small steps reach every instance in turn (core rotationAt)
+    const at = rotationAt(receivedAt, periodMs, this.settings.heartbeatIntervalMs);
+    const shareOf = (period: number, rotation: number) =>
+      this.ports.divisions.allowanceOf(
+        { breakerId: breaker.id, epoch, step, rotation: period },
+        instanceId,
+        periodMs,
+        async () => {
+          const live = withCurrent(await this.liveDemandOf(breaker, receivedAt), instanceId, verdict);
+          // a region breaker's ramp divides its region's slice of the pool (issue 14)
+          const budget = await this.regions.rampPool(breaker, pool, receivedAt);
+          return divideAllowances(budget, { step, level }, live, rotation);
+        },
+      );
+    const allowance = await shareOf(at.period, at.rotation);
+    if (at.announceInMs === null) return { allowance, next: null };
+    // the move is announced ahead, from the next window's division (the one its period will read),
+    // so the leaving instances stop and the entering ones start at the move with no idle heartbeat
+    // between. One that loses both announcing heartbeats keeps its old share until its next
+    // heartbeat: the two windows then overlap for less than one heartbeat interval.
+    const next = await shareOf(at.nextPeriod, at.rotation + 1);
+    if (isEmpty(allowance) && isEmpty(next)) return { allowance, next: null }; // nothing to tell
+    return { allowance, next: { inMs: at.announceInMs, classes: next } };
   }
 
   /**
@@ -1106,6 +1115,12 @@ function demandKey(raw: BreakerVerdict['demand']): string {
 /** Global states whose unchanged, not locally open heartbeats decide nothing (see heartbeat). */
 function isRoutineState(state: GlobalState | undefined): boolean {
   return state === 'closed' || state === 'ramping';
+}
+
+/** Whether an allowance admits no class (an instance admitted in neither window is told no move). */
+function isEmpty(allowance: Allowance): boolean {
+  for (const _ in allowance) return false;
+  return true;
 }
 
 /** The live set with this heartbeat's own demand, which may be newer than the stored rows. */

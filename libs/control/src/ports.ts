@@ -292,13 +292,11 @@ export interface DivisionKey {
   breakerId: string;
   epoch: number;
   step: number;
-  /** floor(now / period) */
-  rotation: number;
   /**
-   * the period's first heartbeat interval (core divideAllowances `handover`): only the instances
-   * admitted in this period and the one before; the newly admitted wait one heartbeat
+   * floor(now / period); also the first period of the next admission window, asked for ahead of it
+   * when a move is announced (core rotationAt): a store keeps that division for its period
    */
-  handover?: boolean;
+  rotation: number;
 }
 
 export type Allowance = Record<TrafficClass, ClassAllowance>;

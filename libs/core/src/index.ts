@@ -17,6 +17,7 @@ export * from './ramp/TokenBucket.js';
 export * from './local/LocalBreaker.js';
 export * from './ramp/Gates.js';
 export * from './ramp/Allowance.js';
+export * from './ramp/Rotation.js';
 export * from './ramp/StepLoad.js';
 export * from './ramp/RampLevel.js';
 export * from './probe/ProbeBudget.js';

@@ -107,6 +107,13 @@ export interface ClassAllowance {
   concurrency: number;
 }
 
+/** An allowance announced ahead: it replaces the plan's `classes` `inMs` after the plan was sent. */
+export interface NextAllowance {
+  /** ms after the heartbeat was sent (the origin of `validForMs`) */
+  inMs: number;
+  classes: Record<TrafficClass, ClassAllowance>;
+}
+
 export interface ProbeGrant {
   token: string;
   fencing: number;
@@ -126,7 +133,17 @@ export interface BreakerPlan {
     level?: number | null;
     quorum: QuorumFiguresWire;
   };
-  allowance: { validForMs: number; classes: Record<TrafficClass, ClassAllowance> } | null;
+  allowance: {
+    validForMs: number;
+    classes: Record<TrafficClass, ClassAllowance>;
+    /**
+     * issue 13, only in the last heartbeat interval before the admission window moves: what this
+     * instance holds from then on (`classes` empty = not admitted), so the old window stops and the
+     * new one starts at one moment. Absent from older controllers; older SDKs ignore it and hear the
+     * new window at their next heartbeat.
+     */
+    next?: NextAllowance;
+  } | null;
   probe: ProbeGrant | null;
   fallback: {
     probeOwner: boolean;

@@ -388,6 +388,24 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
       ]);
     });
 
+    it('divides the next window ahead of its period and keeps the current period’s division meanwhile', async () => {
+      const id = await breaker(unique('g'), 'dep');
+      const key = (rotation: number) => ({ breakerId: id, epoch: 1, step: 0, rotation });
+      const share = (ratePerSec: number) => ({ standard: { ratePerSec, burst: 1, concurrency: 1 } });
+      let divisions = 0;
+      const divide = (rate: number) => async () => {
+        divisions += 1;
+        return new Map([['a', share(rate)]]);
+      };
+      const of = (rotation: number, rate: number) =>
+        h.ports.divisions.allowanceOf(key(rotation), 'a', 5000, divide(rate));
+      expect(await of(7, 1)).toEqual(share(1));
+      expect(await of(8, 2)).toEqual(share(2)); // announced within period 7
+      expect(await of(7, 3)).toEqual(share(1)); // period 7 is still asked: its division stands
+      expect(await of(8, 4)).toEqual(share(2)); // period 8 reads the division it announced
+      expect(divisions).toBe(2);
+    });
+
     it('announces a watched condition when it starts and when it ends', async () => {
       const id = await breaker(unique('g'), 'dep');
       expect(await h.ports.watches.swap(id, 'isolated', ['x', 'y'])).toEqual({

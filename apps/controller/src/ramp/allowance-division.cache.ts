@@ -47,7 +47,7 @@ export class AllowanceDivisionCache implements DivisionStore {
   }
 
   private key(k: DivisionKey): string {
-    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.rotation}${k.handover ? ':h' : ''}`;
+    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.rotation}`;
   }
 
   /**
@@ -95,9 +95,10 @@ export class AllowanceDivisionCache implements DivisionStore {
 
   private async store(key: string, periodMs: number, divide: () => Promise<Division>): Promise<void> {
     const division = await divide();
-    // the key names its period, so it is never reused; two periods of life let a replica whose clock
-    // runs a little behind still find it, then Redis drops it
-    const args: (string | number)[] = [Math.max(1, Math.ceil(periodMs * 2))];
+    // the key names its period, so it is never reused. A next window's division is stored up to two
+    // heartbeat intervals before its period begins (core rotationAt): three periods of life cover
+    // that period, and a replica whose clock runs a little behind, then Redis drops it
+    const args: (string | number)[] = [Math.max(1, Math.ceil(periodMs * 3))];
     for (const [instanceId, allowance] of division) args.push(field(instanceId), JSON.stringify(allowance));
     await STORE_ONCE.run(this.redis, [key], args);
   }

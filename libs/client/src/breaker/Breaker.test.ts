@@ -362,6 +362,57 @@ describe('Breaker with a faked controller: plans', () => {
     expect(admitted).toBeGreaterThanOrEqual(19);
   });
 
+  it('switches to an announced allowance (allowance.next) at sentAt + inMs and not before: admitted at T, dropped at T', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const one = { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } };
+    // not admitted now, admitted from 700 ms after the heartbeat left
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: {}, next: { inMs: 700, classes: one } },
+    });
+    const sentAt = clock.now();
+    await recloser.tick();
+    expect(llm.allow()).toBe(false);
+    expect(llm.refusal()).toMatchObject({ reason: 'not_admitted', retryAfterMs: 700 });
+    clock.set(sentAt + 699);
+    expect(llm.allow()).toBe(false);
+    clock.set(sentAt + 700);
+    expect(llm.allow()).toBe(true);
+    llm.record('success', { latencyMs: 1 });
+
+    // admitted now, not from 300 ms after this heartbeat left
+    clock.set(sentAt + 2_000);
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: one, next: { inMs: 300, classes: {} } },
+    });
+    await recloser.tick();
+    clock.set(sentAt + 2_299);
+    expect(llm.allow()).toBe(true); // the token earned since the last call
+    llm.record('success', { latencyMs: 1 });
+    clock.set(sentAt + 2_300 + 1_000); // a token's worth later, but no longer admitted
+    expect(llm.allow()).toBe(false);
+    expect(llm.refusal()).toMatchObject({ reason: 'not_admitted' });
+  });
+
+  it('a later plan replaces a pending announcement; one announced in the past applies at once', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const one = { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } };
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: {}, next: { inMs: 900, classes: one } },
+    });
+    await recloser.tick();
+    clock.advance(500);
+    controller.setPlan('llm', 'ramping', { allowance: { validForMs: 5_000, classes: {} } }); // no next: cancelled
+    await recloser.tick();
+    clock.advance(1_000);
+    expect(llm.allow()).toBe(false);
+    // an answer that arrives after its move (inMs 0): admitted at once
+    controller.setPlan('llm', 'ramping', {
+      allowance: { validForMs: 5_000, classes: {}, next: { inMs: 0, classes: one } },
+    });
+    await recloser.tick();
+    expect(llm.allow()).toBe(true);
+  });
+
   it('reports demand per class even while refusing, so the controller can size allowances', async () => {
     const { clock, controller, recloser, llm } = setup();
     controller.setPlan('llm', 'open');

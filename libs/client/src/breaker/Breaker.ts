@@ -8,6 +8,7 @@ import {
   type BreakerPlan,
   type BreakerVerdict,
   type CallLabels,
+  type ClassAllowance,
   type Clock,
   type GlobalState,
   type LocalBreakerInit,
@@ -140,6 +141,9 @@ export interface BreakerHost {
   readonly region?: string;
 }
 
+/** no announced move pending (a switch time never reached) */
+const NO_SWITCH = Number.POSITIVE_INFINITY;
+
 // How a call was admitted; decides what its outcome settles.
 const DENIED = 0;
 const LOCAL = 1;
@@ -183,6 +187,9 @@ export class Breaker {
   private epoch: number | null = null;
   /** local monotonic ms after which the last plan is stale (Infinity before the first plan) */
   private planExpiresAt = Number.POSITIVE_INFINITY;
+  /** issue 13: local ms at which `nextClasses` replaces the allowance (NO_SWITCH: none pending) */
+  private switchAt = NO_SWITCH;
+  private nextClasses: Record<TrafficClass, ClassAllowance> = {};
   /** 429 Retry-After: no attempt before this local time (0 = none) */
   private nextAttemptAt = 0;
 
@@ -399,8 +406,13 @@ export class Breaker {
     if (selfProbeAt !== null) return wait('local_open', selfProbeAt - now);
     if (this.local.state === 'self_probe') return wait('local_open', interval);
     if (this.mode === 'ramping') {
+      if (this.switchAt !== NO_SWITCH) this.switchIfDue();
       const slot = this.classes.get(trafficClass);
-      if (slot === undefined || !slot.admitted) return wait('not_admitted', interval);
+      if (slot === undefined || !slot.admitted) {
+        // admitted from an announced move: until then
+        const at = this.nextClasses[trafficClass] !== undefined ? this.switchAt : NO_SWITCH;
+        return wait('not_admitted', at !== NO_SWITCH ? at - now : interval);
+      }
       if (slot.concurrencyFull) return wait('concurrency', 0);
       return wait('rate', slot.msUntilToken());
     }
@@ -454,11 +466,14 @@ export class Breaker {
     this.mode = modeOf(plan.global.state);
     this.local.observeGroup({ state: plan.global.state });
 
-    const classes = plan.allowance?.classes ?? {};
-    for (const [trafficClass, slot] of this.classes) slot.apply(classes[trafficClass] ?? null);
-    for (const trafficClass of Object.keys(classes))
-      this.slot(trafficClass).apply(classes[trafficClass] ?? null);
+    this.applyClasses(plan.allowance?.classes ?? {});
     this.planExpiresAt = sentAt + (plan.allowance?.validForMs ?? leaseTtlMs);
+    // the admission window moves soon: switch at the move, counted from the send time as the
+    // validity is. A later plan replaces what is pending (one without `next` cancels it)
+    const next = plan.allowance?.next;
+    this.switchAt = next !== undefined && next.inMs >= 0 ? sentAt + next.inMs : NO_SWITCH;
+    this.nextClasses = next?.classes ?? {};
+    if (this.switchAt !== NO_SWITCH) this.switchIfDue(); // already past on a slow answer
 
     if (plan.probe !== null && plan.probe.token !== this.lastProbeToken) {
       this.probeGrant = plan.probe;
@@ -486,6 +501,7 @@ export class Breaker {
     // home while the breaker decides locally or runs in FALLBACK; while RAMPING, while its allowance
     // has room for a call now (the plan's shift carries what the ramp does not admit yet); never
     // while paused. The clock is read only when the group is paused or ramping.
+    if (this.switchAt !== NO_SWITCH) this.switchIfDue();
     const ownAdmits =
       this.mode === 'local' ||
       this.isFallback() ||
@@ -528,6 +544,7 @@ export class Breaker {
   /** what this instance holds of the last allowance: its classes' rates while still valid */
   private holding(now: number): Record<TrafficClass, number> | null {
     if (this.mode !== 'ramping' || now >= this.planExpiresAt) return null;
+    if (this.switchAt !== NO_SWITCH) this.switchIfDue();
     const out: Record<TrafficClass, number> = {};
     for (const [cls, slot] of this.classes) if (slot.ratePerSec > 0) out[cls] = slot.ratePerSec;
     return out;
@@ -540,6 +557,22 @@ export class Breaker {
         : this.local.reportedState();
     if ((local === 'closed' || local === 'paused') && this.isFallback()) return 'fallback';
     return local;
+  }
+
+  /** Each class's share from a plan (or an announced move); classes absent are not admitted. */
+  private applyClasses(classes: Record<TrafficClass, ClassAllowance>): void {
+    for (const [trafficClass, slot] of this.classes) slot.apply(classes[trafficClass] ?? null);
+    for (const trafficClass of Object.keys(classes))
+      this.slot(trafficClass).apply(classes[trafficClass] ?? null);
+  }
+
+  /** Applies an announced move once the clock reaches it. */
+  private switchIfDue(): void {
+    if (this.clock.now() < this.switchAt) return;
+    this.switchAt = NO_SWITCH;
+    const classes = this.nextClasses;
+    this.nextClasses = {};
+    this.applyClasses(classes);
   }
 
   private slot(trafficClass: TrafficClass): ClassAdmission {
@@ -627,6 +660,8 @@ export class Breaker {
   }
 
   private admitRamp(slot: ClassAdmission): Admission {
+    // the hot path: one comparison while no move is pending
+    if (this.switchAt !== NO_SWITCH) this.switchIfDue();
     if (this.external === undefined && this.local.state !== 'closed') {
       // locally open during a ramp: only the self-probe, and only if the allowance has room for it
       if (!slot.canAdmit() || !this.local.allow()) return DENIED;

@@ -1,9 +1,11 @@
 // One allowance division per period in memory: the first heartbeat of a period divides, the others
-// read their share (the controller shares it through Redis, first writer wins).
+// read their share (the controller shares it through Redis, first writer wins). The next window's
+// first period is divided ahead, while the current one is still asked (its move is announced).
 import type { Allowance, Division, DivisionKey, DivisionStore } from '../ports.js';
 
 export class MemoryDivisions implements DivisionStore {
-  private readonly periods = new Map<string, Promise<Division>>();
+  /** per breaker: division key → its period and the division */
+  private readonly breakers = new Map<string, Map<string, { period: number; division: Promise<Division> }>>();
 
   async allowanceOf(
     key: DivisionKey,
@@ -11,16 +13,22 @@ export class MemoryDivisions implements DivisionStore {
     _periodMs: number,
     divide: () => Promise<Division>,
   ): Promise<Allowance> {
-    const k = `${key.breakerId}\u0000${key.epoch}:${key.step}:${key.rotation}${key.handover ? ':h' : ''}`;
-    let division = this.periods.get(k);
-    if (!division) {
-      // older periods are never asked again
-      for (const old of this.periods.keys())
-        if (old.startsWith(`${key.breakerId}\u0000`)) this.periods.delete(old);
-      division = divide();
-      this.periods.set(k, division);
-      division.catch(() => this.periods.delete(k));
+    const k = `${key.epoch}:${key.step}:${key.rotation}`;
+    let periods = this.breakers.get(key.breakerId);
+    if (!periods) this.breakers.set(key.breakerId, (periods = new Map()));
+    let entry = periods.get(k);
+    if (!entry) {
+      // a key is either the period now or the next window's first (announced within the period
+      // before it): the one before the newest is still asked, older ones never are
+      for (const [old, e] of periods) if (e.period < key.rotation - 1) periods.delete(old);
+      const division = divide();
+      const made = { period: key.rotation, division };
+      periods.set(k, made);
+      division.catch(() => {
+        if (periods.get(k) === made) periods.delete(k);
+      });
+      entry = made;
     }
-    return { ...((await division).get(instanceId) ?? {}) };
+    return { ...((await entry.division).get(instanceId) ?? {}) };
   }
 }

@@ -98,10 +98,9 @@ export function admissionLimit(budget: ClassCapacity): number {
  * change therefore never swaps the admitted set for a disjoint one (whose fresh bursts would land in
  * the same second as the old set's last calls, before the old set hears its next plan).
  *
- * `handover`: the first heartbeat interval of a rotation period. Only the instances admitted both
- * in this period and in the one before keep their allowance (the ones this period would admit);
- * the newly admitted wait one heartbeat, by when every instance the old window admitted has heard
- * that it is no longer admitted. The shares are this period's, so the sums stay within the step.
+ * When the window moves, the instances leaving it and those entering it switch at one moment: the
+ * controller announces each instance's share of the next rotation ahead of the move (rotationAt,
+ * the plan's `allowance.next`), so no heartbeat interval idles between the two windows.
  *
  * Concurrency is the step's calls water-filled by rate demand (max(1, fair share) each: one call
  * each when more instances are admitted than the step has calls).
@@ -114,7 +113,6 @@ export function divideAllowances(
   step: RampPosition,
   demands: readonly InstanceDemand[],
   rotation = 0,
-  handover = false,
 ): Map<string, Record<TrafficClass, ClassAllowance>> {
   const out = new Map<string, Record<TrafficClass, ClassAllowance>>();
   for (const [cls, budget] of Object.entries(stepBudget(pool, step))) {
@@ -126,7 +124,6 @@ export function divideAllowances(
     const slots = admissionLimit(budget);
     const admitted = admitByRotation(wanting, slots, rotation);
     if (admitted.length === 0) continue;
-    const staying = handover ? new Set(admitByRotation(wanting, slots, rotation - 1).map((w) => w.id)) : null;
     const rates = maxMinFair(budget.ratePerSec, admitted);
     // concurrency follows the rate demand: an instance wanting a share d of the step rate needs
     // about d·C of its C calls (at least one); whole calls, water-filled the same way. More
@@ -142,7 +139,7 @@ export function divideAllowances(
     for (const a of admitted) {
       const rate = rates.get(a.id) ?? 0;
       const concurrency = calls.get(a.id) ?? 0;
-      if (concurrency === 0 || (staying !== null && !staying.has(a.id))) continue;
+      if (concurrency === 0) continue;
       const burst = Math.max(1, Math.min(concurrency, Math.ceil(rate)));
       let classes = out.get(a.id);
       if (!classes) out.set(a.id, (classes = {}));
@@ -153,9 +150,10 @@ export function divideAllowances(
 }
 
 /**
- * The admitted window moves once every this many allowance periods (heartbeat TTLs). Each move
- * idles the newly admitted instances for one heartbeat (the handover, so they never fire beside the
- * instances they replace); moving every TTL (5 s) cost a small step a fifth of its calls.
+ * The admitted window moves once every this many allowance periods (heartbeat TTLs). Moves were
+ * once bought with an idle heartbeat (moving every TTL cost a small step a fifth of its calls); now
+ * they are announced ahead (rotationAt) and cost none, but fewer moves keep each instance's bucket
+ * warm and the division cache small.
  */
 export const ROTATION_TTLS = 4;
 

@@ -24,7 +24,8 @@ export class BreakerPlanDto {
   @ApiProperty({ type: PlanGlobalDto }) global: PlanGlobalDto;
   @ApiPropertyOptional({
     nullable: true,
-    description: 'this instance’s share of the ramp step, while RAMPING',
+    description:
+      'this instance’s share of the ramp step, while RAMPING; `next` (issue 13), just before the admission window moves: the share from `inMs` after the heartbeat was sent',
   })
   allowance: HeartbeatResponse['breakers'][number]['allowance'];
   @ApiPropertyOptional({ nullable: true, description: 'a leased probe token, while PROBING' })
