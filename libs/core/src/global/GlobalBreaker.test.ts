@@ -16,6 +16,7 @@ import {
   drainLevel,
   initialGlobalState,
   judgingWindowMs,
+  saturatedGrowth,
   USED_SHARE,
   SETTLED_WINDOW_DWELLS,
   OPERATOR_ACTIONS,
@@ -279,20 +280,40 @@ describe('RAMPING: growth and the dwell', () => {
     expect(tick(ramping(0), 1, collapsed).next.state).toBe('open');
   });
 
-  it('growth shrinks as latency inflates: ×3 at the baseline, ×2 at 1.5×, 1 + 2·MIN_GROWTH_SHARE from 2× (the floor), degraded past 3×', () => {
+  it('growth shrinks as latency inflates: ×3 at the baseline, ×2 at 1.5×, saturated from 2× (settles), degraded past 3×', () => {
     const s = climbTo(ramping(0), 1); // held 0.01, level 0.03
     const at = (latencyP95Ms: number) => pass(s, { ...good, latencyP95Ms }).next;
     expect(at(200).level! / s.level!).toBeCloseTo(3, 10);
     expect(at(300).level! / s.level!).toBeCloseTo(2, 10);
-    expect(at(400).level! / s.level!).toBeCloseTo(1 + 2 * MIN_GROWTH_SHARE, 10);
-    expect(at(599).level! / s.level!).toBeCloseTo(1 + 2 * MIN_GROWTH_SHARE, 10);
-    // saturated (p95 doubled): the ramp all but stops, under 1 % a dwell
-    expect(at(400).level! / s.level!).toBeLessThan(1.01);
+    // the growth just under 2× is still a move worth judging; from 2× (1 + 2·MIN_GROWTH_SHARE, under
+    // BISECT_PRECISION) it is not: the ramp settles at the level, a bisection step above it as the limit
+    expect(at(390).level! / s.level!).toBeGreaterThan(1 + BISECT_PRECISION);
+    for (const p95 of [400, 599]) {
+      const settled = at(p95);
+      expect(settled).toMatchObject({ level: s.level, settled: true, heldLevel: s.level });
+      expect(settled.failedLevel! / s.level!).toBeCloseTo(1 + BISECT_PRECISION, 10);
+      expect(saturatedGrowth(s.level!, s.level! * (1 + 2 * MIN_GROWTH_SHARE), 1)).toBe(true);
+    }
     const inflated = pass(s, { ...good, latencyP95Ms: 601 });
     expect(inflated.next.drainTo).toBe(0.01);
     expect(inflated.next.level).toBe(0.01); // the start level: no drain below it
     expect(inflated.next.failedLevel).toBeCloseTo(0.03, 10);
     expect(inflated.transitions[0]!.figures.gates!.failed).toEqual(['latencyInflation']);
+  });
+
+  it('saturated: after the wait the ramp tries one bisection step above (a real move), not the spent growth', () => {
+    const s = climbTo(ramping(0), 1);
+    const settled = pass(s, { ...good, latencyP95Ms: 450 }).next;
+    expect(settled.settled).toBe(true);
+    // within the wait: still settled at the level, a fresh window each time
+    const waiting = tick(settled, settled.nextStepUpAfter! - 1, { ...good, latencyP95Ms: 450 }).next;
+    expect(waiting).toMatchObject({ level: s.level, settled: true });
+    const retried = tick(waiting, settled.nextStepUpAfter! + judgingWindowMs(waiting, DWELL), {
+      ...good,
+      latencyP95Ms: 450,
+    }).next;
+    expect(retried.level! / s.level!).toBeCloseTo(1 + BISECT_PRECISION, 10);
+    expect(retried).toMatchObject({ settled: false, failedLevel: null });
   });
 
   it('never admits more than the top level, and closes once the top level held (recovered: learned = top)', () => {

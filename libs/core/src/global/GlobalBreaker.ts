@@ -20,6 +20,7 @@ import {
   type RampSample,
 } from '../ramp/Gates.js';
 import {
+  BISECT_PRECISION,
   bisectedLevel,
   decreasedLevel,
   deliveredLevel,
@@ -544,12 +545,42 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
   const retrying = s.failedLevel !== null;
   const learned = retrying ? Math.min(s.sustainedLevel ?? heldNow, heldNow) : s.sustainedLevel;
   // a ramp collapsed since the breaker last closed: no accelerated probing above the learned level
-  const to = grownLevel(ramp, heldNow, learned, ratio, s.failedRecoveries > 0);
+  const grown = grownLevel(ramp, heldNow, learned, ratio, s.failedRecoveries > 0);
+  if (saturatedGrowth(heldNow, grown, top) && !retrying) {
+    // latency says the provider is saturated here: a move this small is no move (and its short
+    // windows judge noise); settle, and after the wait try a bisection step above
+    const retryAt = now + ceilingRetryWaitMs(ramp.dwellMs, s.ceilingRetries);
+    const next: GlobalBreakerState = {
+      ...s,
+      ...passed,
+      stepSince: now,
+      settled: true,
+      failedLevel: Math.min(top, heldNow * (1 + BISECT_PRECISION)),
+      nextStepUpAfter: retryAt,
+      sustainedLevel: heldNow,
+    };
+    return move(next, `settled at level ${pct(level)}: saturated (p95 ${ratio!.toFixed(2)}× the lowest)`, {
+      nextStepUpAfter: retryAt,
+    });
+  }
+  // after the wait, a step worth judging even while latency says saturated
+  const to =
+    retrying && saturatedGrowth(heldNow, grown, top)
+      ? Math.min(top, heldNow * (1 + BISECT_PRECISION))
+      : grown;
   const next = levelTo(to, { ...passed, failedLevel: null, nextStepUpAfter: null });
   const reason = retrying
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
     : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
   return move(next, reason);
+}
+
+/**
+ * The growth after `held` is under BISECT_PRECISION (latency inflated to where the growth is spent):
+ * the provider is saturated at `held`, and a move that small would only be judged on noise.
+ */
+export function saturatedGrowth(held: number, grown: number, top: number): boolean {
+  return grown < top && grown < held * (1 + BISECT_PRECISION);
 }
 
 /**
