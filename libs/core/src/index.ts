@@ -2,6 +2,7 @@
 export * from './wire.js';
 export * from './pool/PoolConfig.js';
 export * from './time/Clock.js';
+export * from './numbers/Round.js';
 export * from './random/Rng.js';
 export * from './quorum/Quorum.js';
 export * from './quorum/Isolation.js';

@@ -13,6 +13,7 @@ import {
   type QuorumFiguresWire,
   type QuorumPolicy,
   regionHealthOf,
+  roundTo,
   routedInto,
   type ShiftWire,
 } from '@recloser/core';
@@ -121,8 +122,8 @@ export class BreakersService {
           quorum: { open: r.quorum.open, live: r.quorum.live, threshold: r.quorum.threshold },
           errorRate: r.signature.region?.errorRate ?? 0,
           saturation: r.signature.region?.saturation ?? 0,
-          routedInRate: r3(routedIn.get(r.region) ?? 0),
-          shiftAllowedRate: r3(allowedIn.get(r.region) ?? 0),
+          routedInRate: roundTo(routedIn.get(r.region) ?? 0),
+          shiftAllowedRate: roundTo(allowedIn.get(r.region) ?? 0),
         })),
         ...(b.region === null ? { shifts: shifts.map((r) => shiftWire(r, routedIn, throttled)) } : {}),
       };
@@ -187,8 +188,6 @@ export function toSummary(
   };
 }
 
-const r3 = (x: number): number => Math.round(x * 1000) / 1000;
-
 /** A stored shift as shown: per receiver, what the plan allows and what is moved into it now. */
 function shiftWire(
   r: ShiftRecord,
@@ -201,11 +200,11 @@ function shiftWire(
     breakerId: r.breakerId,
     mode: r.mode,
     reason: r.plan.reason,
-    deficitPerSec: r3(r.plan.deficitPerSec),
+    deficitPerSec: roundTo(r.plan.deficitPerSec),
     receivers: regions.map((region) => ({
       region,
-      allowedPerSec: r3(r.allowed[region] ?? 0),
-      movedPerSec: r3(routedIn.get(region) ?? 0),
+      allowedPerSec: roundTo(r.allowed[region] ?? 0),
+      movedPerSec: roundTo(routedIn.get(region) ?? 0),
       throttled: throttled.has(region),
     })),
     expiresAt: r.plan.expiresAt === null ? null : new Date(r.plan.expiresAt).toISOString(),

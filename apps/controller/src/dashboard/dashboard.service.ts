@@ -9,6 +9,7 @@ import {
   isLive,
   type PoolConfig,
   type ReportedState,
+  roundTo,
 } from '@recloser/core';
 import { DataSource } from 'typeorm';
 import { BreakerStateService } from '../breakers/breaker-state.service.js';
@@ -193,7 +194,7 @@ export class DashboardService {
         mode: r.mode,
         receivers: Object.entries(r.allowed)
           .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-          .map(([region, rate]) => ({ region, allowedPerSec: Math.round(rate * 1000) / 1000 })),
+          .map(([region, rate]) => ({ region, allowedPerSec: roundTo(rate) })),
       };
     return { probesInFlight, isolated, shifts };
   }

@@ -22,7 +22,7 @@
 // - budgetViolations: the overrun checker (Invariants.ts) run on the series, for strategies with a
 //   controller: seconds in which the fleet sent more than the probe budget or the ramp's allowance.
 import type { RegionalFigures } from '../regions/RegionalFigures.js';
-import type { GlobalState, PoolConfig } from '@recloser/core';
+import { roundTo, type GlobalState, type PoolConfig } from '@recloser/core';
 import { probeAndRampOverruns } from './Invariants.js';
 import type { Recorder } from './Recorder.js';
 
@@ -124,7 +124,7 @@ function shareOfServable(rec: Recorder, f: RunFacts): number | null {
   let accepted = 0;
   for (let s = from; s < to; s++) accepted += rec.successes.at(s);
   const servable = f.servableAfterPerSec * (to - from);
-  return servable > 0 ? Math.round((accepted / servable) * 1000) / 1000 : null;
+  return servable > 0 ? roundTo(accepted / servable) : null;
 }
 
 function attemptedOverServable(rec: Recorder, f: RunFacts, seconds: number): number | null {
@@ -137,7 +137,7 @@ function attemptedOverServable(rec: Recorder, f: RunFacts, seconds: number): num
     // a second the provider could serve nothing in counts as serving one call (finite in JSON)
     worst = Math.max(worst, attempts / Math.max(1, servable));
   }
-  return Math.round(worst * 1000) / 1000;
+  return roundTo(worst);
 }
 
 export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {

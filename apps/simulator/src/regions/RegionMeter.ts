@@ -1,6 +1,7 @@
 // Counts the calls each region's endpoint receives, split into the region's own traffic and the
 // traffic moved in from other regions, and measures moved-in against the region's headroom (its
 // capacity minus its own traffic) over sliding 5-s windows. A measurement, not a policy.
+import { roundTo } from '@recloser/core';
 import type { RegionRunFigures, RegionalSeriesPoint } from './RegionalFigures.js';
 
 export const SHIFT_WINDOW_S = 5;
@@ -66,8 +67,8 @@ export class RegionMeter {
       if (c.moved.length > SHIFT_WINDOW_S + 1) c.moved.shift();
       const moved = windowRate(c.moved);
       const headroom = Math.max(MIN_HEADROOM_PER_SEC, this.capacityPerSec(region) - windowRate(c.native));
-      point.movedIn[region] = round(moved);
-      point.headroom[region] = round(headroom);
+      point.movedIn[region] = roundTo(moved);
+      point.headroom[region] = roundTo(headroom);
       if (this.second >= SHIFT_WINDOW_S && moved > 0)
         c.figures.maxShiftOverHeadroom = Math.max(c.figures.maxShiftOverHeadroom, moved / headroom);
     }
@@ -82,10 +83,10 @@ export class RegionMeter {
     const regions: Record<string, RegionRunFigures> = {};
     let max = 0;
     for (const [r, c] of this.byRegion) {
-      regions[r] = { ...c.figures, maxShiftOverHeadroom: round(c.figures.maxShiftOverHeadroom) };
+      regions[r] = { ...c.figures, maxShiftOverHeadroom: roundTo(c.figures.maxShiftOverHeadroom) };
       max = Math.max(max, c.figures.maxShiftOverHeadroom);
     }
-    return { regions, maxShiftOverHeadroom: round(max), series: this.series };
+    return { regions, maxShiftOverHeadroom: roundTo(max), series: this.series };
   }
 }
 
@@ -94,8 +95,4 @@ function windowRate(counts: readonly number[]): number {
   const whole = counts.slice(0, -1);
   if (whole.length === 0) return 0;
   return whole.reduce((s, x) => s + x, 0) / whole.length;
-}
-
-function round(x: number): number {
-  return Math.round(x * 1000) / 1000;
 }

@@ -17,6 +17,7 @@
 // - regionFallbackEvents: region.fallback events the controller announced when control returned.
 import { TransportError, type Breaker, type ProbeLeaseRequest, type Transport } from '@recloser/client';
 import {
+  roundTo,
   seededRng,
   type HeartbeatRequest,
   type HeartbeatResponse,
@@ -50,8 +51,6 @@ class LosableTransport implements Transport {
 function unreachable(): Promise<never> {
   return Promise.reject(new TransportError('simulated: the controller is unreachable', null));
 }
-
-const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export const recloserNoController: Strategy = {
   name: 'recloser-no-controller',
@@ -160,7 +159,7 @@ export const recloserNoController: Strategy = {
                 (e) => e.type === 'region.fallback',
               ).length;
         return {
-          fallbackMaxOverShare: lostAt === null ? null : Number.isFinite(worst) ? round3(worst) : 1e9,
+          fallbackMaxOverShare: lostAt === null ? null : Number.isFinite(worst) ? roundTo(worst) : 1e9,
           fallbackByRegion: byRegion,
           allowanceCallsDuringLoss,
           allowanceCallsAfterValidity,

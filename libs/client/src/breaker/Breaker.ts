@@ -19,6 +19,7 @@ import {
   type ProbeResultRequest,
   type ReportedState,
   type Rng,
+  roundTo,
   type TrafficClass,
 } from '@recloser/core';
 import { ClassAdmission } from '../admission/ClassAdmission.js';
@@ -430,12 +431,12 @@ export class Breaker {
     const demand: Record<TrafficClass, number> = {};
     for (const [trafficClass, slot] of this.classes) {
       const rate = slot.closeDemand(elapsedMs);
-      if (rate > 0) demand[trafficClass] = Math.round(rate * 1000) / 1000;
+      if (rate > 0) demand[trafficClass] = roundTo(rate);
     }
     const backlog = this.options.backlog?.();
     if (backlog !== undefined && Number.isFinite(backlog) && backlog > 0) {
       const wanted = (demand[this.defaultClass] ?? 0) + backlog / (BACKLOG_DRAIN_MS / 1000);
-      demand[this.defaultClass] = Math.round(wanted * 1000) / 1000;
+      demand[this.defaultClass] = roundTo(wanted);
     }
     // a probe call that never settled: its lease is gone, forget it
     if (this.probeInFlight !== null && now >= this.probeExpiresAt) {

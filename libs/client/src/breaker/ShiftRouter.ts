@@ -1,7 +1,7 @@
 // Where a call goes when its region's breaker is not CLOSED (issue 14): the plan's `shift` names
 // the regions that may receive this instance's calls and at most how many requests/s each; one
 // token bucket per receiver holds the instance to those rates, and core chooseRoute picks.
-import { chooseRoute, TokenBucket, type BreakerPlan, type Clock, type Rng } from '@recloser/core';
+import { chooseRoute, roundTo, TokenBucket, type BreakerPlan, type Clock, type Rng } from '@recloser/core';
 
 type Shift = NonNullable<BreakerPlan['shift']>;
 
@@ -77,7 +77,7 @@ export class ShiftRouter {
     if (calls.size === 0) return undefined;
     const seconds = Math.max(ms, 1) / 1000;
     const out: Record<string, number> = {};
-    for (const [region, n] of calls) out[region] = Math.round((n / seconds) * 1000) / 1000;
+    for (const [region, n] of calls) out[region] = roundTo(n / seconds);
     return out;
   }
 

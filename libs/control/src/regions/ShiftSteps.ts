@@ -6,6 +6,7 @@
 import {
   allowedInto,
   allowedRates,
+  roundTo,
   shiftPhaseChange,
   throttledRegions,
   type ShiftLogStatement,
@@ -29,7 +30,8 @@ export interface ShiftStepInput {
   tolerance: number;
 }
 
-const r3 = (x: number): number => Math.round((Number.isFinite(x) ? x : 0) * 1000) / 1000;
+/** stored figures are finite: a non-finite rate is stored as 0 */
+const r3 = (x: number): number => roundTo(Number.isFinite(x) ? x : 0);
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** What to store, announce and log for this step; null when nothing changed (or nothing ever moved). */
