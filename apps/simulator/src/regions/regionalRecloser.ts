@@ -16,8 +16,10 @@
 import { createRecloser, type Breaker, type Recloser, type Transport } from '@recloser/client';
 import type { ControlEvent } from '@recloser/control';
 import {
+  allowedInto,
   DEFAULT_POOL,
   DEFAULT_QUORUM,
+  roundTo,
   seededRng,
   type BreakerPlan,
   type Outcome,
@@ -217,10 +219,15 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
       });
 
       const endSecond = (): void => {
+        // what the instances' parts of the plans together allow into each region (core allowedInto);
+        // Array.from, not map: an instance that has no plan yet is a hole in `shifts`
+        const into = allowedInto(
+          Array.from(shifts, (shift) =>
+            Object.fromEntries((shift?.receivers ?? []).map((r) => [r.region, r.ratePerSec])),
+          ),
+        );
         const allowed: Record<string, number> = {};
-        for (const shift of shifts)
-          for (const r of shift?.receivers ?? []) allowed[r.region] = (allowed[r.region] ?? 0) + r.ratePerSec;
-        for (const r of Object.keys(allowed)) allowed[r] = Math.round(allowed[r]! * 1000) / 1000;
+        for (const [region, rate] of into) allowed[region] = roundTo(rate);
         meter.endSecond(sim.now(), { ...verdicts }, allowed);
       };
 
