@@ -183,6 +183,22 @@ describe('ControlPlane: probe leases', () => {
   });
 });
 
+/** Instances `ids` report closed, then open (a quorum), `ids[0]` probes once: the breaker RAMPS (probesToPass 1). */
+async function rampWith(
+  clock: { set(t: number): void },
+  control: ReturnType<typeof setup>['control'],
+  ids: string[],
+) {
+  for (const i of ids) await beat(control.plane, i, 'closed');
+  clock.set(TTL + 1);
+  for (const i of ids) await beat(control.plane, i, 'open');
+  clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
+  await beat(control.plane, ids[0]!, 'paused');
+  const grant = await control.plane.leaseProbe({ instanceId: ids[0]!, group: GROUP, dependency: DEP });
+  await control.plane.probeResult(grant.token, { outcome: 'success', latencyMs: 20 });
+  expect(stateOf(control)).toBe('ramping');
+}
+
 describe('ControlPlane: routine heartbeats while RAMPING', () => {
   /** a breaker RAMPING with instances a, b, c; `through` lists, per write asked of presence, whether it was decisive */
   async function ramping(breakerViewMs?: number) {
@@ -192,14 +208,7 @@ describe('ControlPlane: routine heartbeats while RAMPING', () => {
       ...(breakerViewMs !== undefined ? { breakerViewMs } : {}),
     });
     const ids = ['a', 'b', 'c'];
-    for (const i of ids) await beat(control.plane, i, 'closed');
-    clock.set(TTL + 1);
-    for (const i of ids) await beat(control.plane, i, 'open');
-    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
-    await beat(control.plane, 'a', 'paused');
-    const grant = await control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
-    await control.plane.probeResult(grant.token, { outcome: 'success', latencyMs: 20 });
-    expect(stateOf(control)).toBe('ramping');
+    await rampWith(clock, control, ids);
 
     const through: boolean[] = [];
     // the memory store writes every report at once; what matters here is what the plane asks of it
@@ -277,14 +286,7 @@ describe('ControlPlane: a moving admission window is announced ahead (no idle ha
     };
     const { clock, control } = setup(0, { pools: [pool] });
     const ids = ['a', 'b', 'c'];
-    for (const i of ids) await beat(control.plane, i, 'closed');
-    clock.set(TTL + 1);
-    for (const i of ids) await beat(control.plane, i, 'open');
-    clock.set(control.breakers.peek(ID)!.globalState.cooldownUntil!);
-    await beat(control.plane, 'a', 'paused');
-    const grant = await control.plane.leaseProbe({ instanceId: 'a', group: GROUP, dependency: DEP });
-    await control.plane.probeResult(grant.token, { outcome: 'success', latencyMs: 20 });
-    expect(stateOf(control)).toBe('ramping');
+    await rampWith(clock, control, ids);
 
     const WINDOW = ROTATION_TTLS * TTL;
     const T = (Math.floor(clock.now() / WINDOW) + 2) * WINDOW; // a move at least one window ahead
