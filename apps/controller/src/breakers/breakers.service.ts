@@ -95,8 +95,11 @@ export class BreakersService {
     const summaries = await this.summaries(rows, counts, policies);
     // the shifts stored for these group breakers (issue 14): what the plans allow into each region
     const shiftsOf = new Map<string, ShiftRecord[]>();
-    for (const r of await this.shifts.ofGroups(rows.filter((b) => b.region === null).map((b) => b.id)))
-      shiftsOf.set(r.groupBreakerId, [...(shiftsOf.get(r.groupBreakerId) ?? []), r]);
+    for (const r of await this.shifts.ofGroups(rows.filter((b) => b.region === null).map((b) => b.id))) {
+      const mine = shiftsOf.get(r.groupBreakerId);
+      if (mine) mine.push(r);
+      else shiftsOf.set(r.groupBreakerId, [r]);
+    }
     const extra = rows.map((b) => {
       const live = liveRows.get(b.id) ?? [];
       // per-region quorum of a group's breaker, with the group's quorum policy in each region; the
