@@ -96,6 +96,16 @@ export class ClassAdmission {
     if (this.inFlight > 0) this.inFlight -= 1;
   }
 
+  /**
+   * The ramp that admitted the calls in flight has ended (the group left RAMPING). allow()/record()
+   * callers name no admission, so a call admitted by the ramp and recorded after it ended cannot
+   * release its slot; it must not hold one in the next ramp, or every instance busy at the moment
+   * a ramp ended (closed, or a re-trip) is left unable to send in every later ramp.
+   */
+  forgetCalls(): void {
+    this.inFlight = 0;
+  }
+
   /** ms until admit() could succeed on rate grounds; Infinity when not admitted */
   msUntilToken(): number {
     return !this.admittedNow || this.bucket === null ? Number.POSITIVE_INFINITY : this.bucket.msUntilNext();

@@ -362,6 +362,30 @@ describe('Breaker with a faked controller: plans', () => {
     expect(admitted).toBeGreaterThanOrEqual(19);
   });
 
+  it('a call the ramp admitted and allow()/record() reports after the ramp ended holds no slot in the next ramp', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const ramp = {
+      allowance: { validForMs: 5_000, classes: { standard: { ratePerSec: 5, burst: 5, concurrency: 1 } } },
+    };
+    for (const ended of ['open', 'closed'] as const) {
+      controller.setPlan('llm', 'ramping', ramp);
+      await recloser.tick();
+      expect(llm.allow()).toBe(true); // the ramp's one call in flight
+      expect(llm.allow()).toBe(false);
+      controller.setPlan('llm', ended); // a re-trip, or the recovery completing
+      clock.advance(1_000);
+      await recloser.tick();
+      llm.record('success', { latencyMs: 900 }); // settles after the ramp it was admitted by
+      controller.setPlan('llm', 'ramping', ramp);
+      clock.advance(1_000);
+      await recloser.tick();
+      expect(llm.allow()).toBe(true); // the next ramp's concurrency is whole
+      llm.record('success', { latencyMs: 10 });
+      controller.setPlan('llm', 'closed');
+      await recloser.tick();
+    }
+  });
+
   it('switches to an announced allowance (allowance.next) at sentAt + inMs and not before: admitted at T, dropped at T', async () => {
     const { clock, controller, recloser, llm } = setup();
     const one = { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } };

@@ -464,7 +464,10 @@ export class Breaker {
   applyPlan(plan: BreakerPlan, sentAt: number, leaseTtlMs: number): void {
     this.group = plan.global.state;
     this.epoch = plan.global.epoch;
-    this.mode = modeOf(plan.global.state);
+    const mode = modeOf(plan.global.state);
+    if (this.mode === 'ramping' && mode !== 'ramping')
+      for (const slot of this.classes.values()) slot.forgetCalls();
+    this.mode = mode;
     this.local.observeGroup({ state: plan.global.state });
 
     this.applyClasses(plan.allowance?.classes ?? {});
