@@ -556,6 +556,34 @@ describe('Breaker with a faked controller: fallback', () => {
     expect(gaps.size).toBeGreaterThan(1); // randomised, not in step
   });
 
+  it('forgets a fallback probe that never settles after a lease TTL (not before), so the owner probes again', async () => {
+    const { clock, controller, recloser, llm } = setup({ maxIsolationMs: 1e9 });
+    controller.setPlan('llm', 'open', {
+      fallback: { probeOwner: true, regionShare: { ratePerSec: 2 }, regionLive: 10, owners: 2 },
+    });
+    await recloser.tick();
+    controller.down = true;
+    await recloser.tick();
+    let hungAt = -1;
+    for (let ms = 0; ms < 20_000 && hungAt < 0; ms += 100) {
+      clock.advance(100);
+      if (llm.allow()) hungAt = clock.now(); // the call hangs: never recorded
+    }
+    expect(hungAt).toBeGreaterThan(0);
+    const probesAt: number[] = [];
+    for (let ms = 0; ms < 20_000; ms += 100) {
+      clock.advance(100);
+      if (clock.now() % 1_000 === hungAt % 1_000) await recloser.tick(); // a heartbeat a second, failing
+      if (llm.allow()) {
+        probesAt.push(clock.now());
+        llm.record('overload', { latencyMs: 5 });
+      }
+    }
+    expect(probesAt.length).toBeGreaterThan(0);
+    expect(probesAt[0]! - hungAt).toBeGreaterThanOrEqual(controller.leaseTtlMs);
+    expect(probesAt[0]! - hungAt).toBeLessThan(controller.leaseTtlMs + 5_000);
+  });
+
   it('an ordinary instance cut off past the maximum isolation joins at share ÷ region live; the owner drops to it (T−1 / T)', async () => {
     const { clock, controller, recloser, llm } = setup({ maxIsolationMs: 60_000 });
     const owner = recloser.breaker('owned');

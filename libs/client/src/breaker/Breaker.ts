@@ -205,6 +205,9 @@ export class Breaker {
   /** the spell in FALLBACK in progress (null outside one) */
   private spell: FallbackSpell | null = null;
   private fallbackProbeInFlight = false;
+  /** when the fallback probe in flight was admitted, and the lease TTL of the last heartbeat answer */
+  private fallbackProbeSince = 0;
+  private leaseTtlMs = 0;
   /** fallback probes admitted since this breaker was made (owners' and late joins', local trips' included) */
   private fallbackProbeCount = 0;
 
@@ -444,6 +447,13 @@ export class Breaker {
       this.wakeProbeWaiters();
     }
     if (this.probeGrant !== null && now >= this.probeExpiresAt) this.probeGrant = null;
+    // a fallback probe that never settled (a call that hangs, or one never recorded) would stop this
+    // instance's probing, and its use of the controller's tokens, for good: after a lease TTL it is
+    // forgotten, as a controller probe is when its lease runs out
+    if (this.fallbackProbeInFlight && now - this.fallbackProbeSince >= this.leaseTtlMs) {
+      this.fallbackProbeInFlight = false;
+      this.wakeProbeWaiters();
+    }
     this.emitIfChanged();
     const verdict: BreakerVerdict = {
       dependency: this.dependency,
@@ -472,6 +482,7 @@ export class Breaker {
 
     this.applyClasses(plan.allowance?.classes ?? {});
     this.planExpiresAt = sentAt + (plan.allowance?.validForMs ?? leaseTtlMs);
+    this.leaseTtlMs = leaseTtlMs;
     // the admission window moves soon: switch at the move, counted from the send time as the
     // validity is. A later plan replaces what is pending (one without `next` cancels it)
     const next = plan.allowance?.next;
@@ -634,6 +645,7 @@ export class Breaker {
     spell.probes += 1;
     this.fallbackProbeCount += 1;
     this.fallbackProbeInFlight = true;
+    this.fallbackProbeSince = now;
     return FALLBACK_PROBE;
   }
 
