@@ -14,6 +14,8 @@ export class ClassAdmission {
   /** allow() calls this tick (admitted or not): the demand reported to the controller */
   wanted = 0;
   inFlight = 0;
+  /** ramps ended so far (forgetCalls): which ramp a call in flight belongs to */
+  ramp = 0;
   private bucket: TokenBucket | null = null;
   private admittedNow = false;
   private concurrency = 0;
@@ -92,8 +94,12 @@ export class ClassAdmission {
     return true;
   }
 
-  release(): void {
-    if (this.inFlight > 0) this.inFlight -= 1;
+  /**
+   * A call this class admitted has settled. `ramp`: the `ramp` count when it was admitted (execute()
+   * knows it): a call of a ramp that has ended was already forgotten and frees nothing of this one.
+   */
+  release(ramp = this.ramp): void {
+    if (ramp === this.ramp && this.inFlight > 0) this.inFlight -= 1;
   }
 
   /**
@@ -104,6 +110,7 @@ export class ClassAdmission {
    */
   forgetCalls(): void {
     this.inFlight = 0;
+    this.ramp += 1;
   }
 
   /** ms until admit() could succeed on rate grounds; Infinity when not admitted */

@@ -386,6 +386,30 @@ describe('Breaker with a faked controller: plans', () => {
     }
   });
 
+  it('an execute() call of an ended ramp that settles during the next one frees nothing of the next ramp', async () => {
+    const { clock, controller, recloser, llm } = setup();
+    const ramp = {
+      allowance: { validForMs: 5_000, classes: { standard: { ratePerSec: 5, burst: 5, concurrency: 1 } } },
+    };
+    controller.setPlan('llm', 'ramping', ramp);
+    await recloser.tick();
+    let finish: (v: string) => void = () => undefined;
+    const old = llm.execute(() => new Promise<string>((resolve) => (finish = resolve)));
+    controller.setPlan('llm', 'open');
+    clock.advance(1_000);
+    await recloser.tick();
+    controller.setPlan('llm', 'ramping', ramp);
+    clock.advance(1_000);
+    await recloser.tick();
+    expect(llm.allow()).toBe(true); // the new ramp's one call
+    finish('late');
+    await expect(old).resolves.toBe('late');
+    expect(llm.allow()).toBe(false); // still one in flight: the old call freed nothing
+    expect(llm.refusal()).toMatchObject({ reason: 'concurrency' });
+    llm.record('success', { latencyMs: 10 });
+    expect(llm.allow()).toBe(true);
+  });
+
   it('switches to an announced allowance (allowance.next) at sentAt + inMs and not before: admitted at T, dropped at T', async () => {
     const { clock, controller, recloser, llm } = setup();
     const one = { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } };

@@ -315,6 +315,8 @@ export class Breaker {
       this.refused[refusal.reason] += 1;
       throw refusal;
     }
+    // the ramp that admitted it: if that ramp ends before the call settles, the call frees nothing of the next
+    const ramp = admission === RAMP ? this.slot(trafficClass).ramp : -1;
     // Time only the calls whose latency is used: probes, slow checks, and the reservoir's sample.
     // Clock reads are the dearest part of a wrapped call, so most calls under load go untimed.
     const slot = this.local.latencySlot();
@@ -326,16 +328,16 @@ export class Breaker {
     } catch (err) {
       const outcome = signal?.aborted ? 'cancelled' : (this.options.classifyError ?? classifyErrorCode)(err);
       const latencyMs = timed ? this.clock.now() - startedAt : Number.NaN;
-      this.settle(admission, trafficClass, outcome, latencyMs, undefined, null, slot);
+      this.settle(admission, trafficClass, outcome, latencyMs, undefined, null, slot, ramp);
       throw err;
     }
     const latencyMs = timed ? this.clock.now() - startedAt : Number.NaN;
     if (!this.timesEveryCall && !isResponseLike(value)) {
       // the common case allocates nothing: a plain value from a call that did not throw
-      this.settle(admission, trafficClass, 'success', latencyMs, undefined, null, slot);
+      this.settle(admission, trafficClass, 'success', latencyMs, undefined, null, slot, ramp);
     } else {
       const c = this.classifyValue(value, latencyMs);
-      this.settle(admission, trafficClass, c.outcome, latencyMs, undefined, c.retryAfterMs, slot);
+      this.settle(admission, trafficClass, c.outcome, latencyMs, undefined, c.retryAfterMs, slot, ramp);
     }
     return value;
   }
@@ -733,8 +735,9 @@ export class Breaker {
     ttftMs: number | undefined,
     retryAfterMs: number | null,
     latencySlot?: number,
+    ramp?: number,
   ): void {
-    if (admission === RAMP) this.classes.get(trafficClass)?.release();
+    if (admission === RAMP) this.classes.get(trafficClass)?.release(ramp);
     if (outcome === 'rate_limited' && retryAfterMs !== null && retryAfterMs > 0) {
       this.nextAttemptAt = Math.max(this.nextAttemptAt, this.clock.now() + retryAfterMs);
     }
