@@ -977,7 +977,7 @@ export class ControlPlane<C extends CommittedTransition = CommittedTransition> {
     const at = rotationAt(receivedAt, periodMs, this.settings.heartbeatIntervalMs);
     const shareOf = (period: number, rotation: number) =>
       this.ports.divisions.allowanceOf(
-        { breakerId: breaker.id, epoch, step, rotation: period },
+        { breakerId: breaker.id, epoch, step, period },
         instanceId,
         periodMs,
         async () => {

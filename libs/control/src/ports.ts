@@ -293,10 +293,11 @@ export interface DivisionKey {
   epoch: number;
   step: number;
   /**
-   * floor(now / period); also the first period of the next admission window, asked for ahead of it
-   * when a move is announced (core rotationAt): a store keeps that division for its period
+   * the allowance period, floor(now / period length); also the first period of the next admission
+   * window, asked for ahead of it when a move is announced (core rotationAt): a store keeps that
+   * division for its period
    */
-  rotation: number;
+  period: number;
 }
 
 export type Allowance = Record<TrafficClass, ClassAllowance>;

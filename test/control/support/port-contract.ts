@@ -370,7 +370,7 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
     });
 
     it('divides an allowance period once, however many heartbeats ask at once', async () => {
-      const key = { breakerId: await breaker(unique('g'), 'dep'), epoch: 1, step: 0, rotation: 7 };
+      const key = { breakerId: await breaker(unique('g'), 'dep'), epoch: 1, step: 0, period: 7 };
       let divisions = 0;
       const divide = async () => {
         divisions += 1;
@@ -390,15 +390,15 @@ export function portContract(home: string, make: () => Promise<PortsHarness>): v
 
     it('divides the next window ahead of its period and keeps the current period’s division meanwhile', async () => {
       const id = await breaker(unique('g'), 'dep');
-      const key = (rotation: number) => ({ breakerId: id, epoch: 1, step: 0, rotation });
+      const key = (period: number) => ({ breakerId: id, epoch: 1, step: 0, period });
       const share = (ratePerSec: number) => ({ standard: { ratePerSec, burst: 1, concurrency: 1 } });
       let divisions = 0;
       const divide = (rate: number) => async () => {
         divisions += 1;
         return new Map([['a', share(rate)]]);
       };
-      const of = (rotation: number, rate: number) =>
-        h.ports.divisions.allowanceOf(key(rotation), 'a', 5000, divide(rate));
+      const of = (period: number, rate: number) =>
+        h.ports.divisions.allowanceOf(key(period), 'a', 5000, divide(rate));
       expect(await of(7, 1)).toEqual(share(1));
       expect(await of(8, 2)).toEqual(share(2)); // announced within period 7
       expect(await of(7, 3)).toEqual(share(1)); // period 7 is still asked: its division stands

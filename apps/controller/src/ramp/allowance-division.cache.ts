@@ -1,7 +1,7 @@
 // One division of a ramp step per allowance period, shared by every heartbeat and every replica.
 // Dividing on each heartbeat read the whole fleet's demand each time (O(N) per heartbeat, O(N²) per
 // period) and let replicas divide slightly different snapshots, so their shares could sum above the
-// step. Here the first heartbeat of a period (breaker, epoch, step, rotation) divides, the result is
+// step. Here the first heartbeat of a period (breaker, epoch, step, period) divides, the result is
 // stored in one Redis hash (instance → allowance), and later heartbeats read their own field.
 // The division itself stays core `divideAllowances`: this file only decides how often it runs.
 import { Inject, Injectable } from '@nestjs/common';
@@ -47,7 +47,7 @@ export class AllowanceDivisionCache implements DivisionStore {
   }
 
   private key(k: DivisionKey): string {
-    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.rotation}`;
+    return `${this.prefix}${k.breakerId}:${k.epoch}:${k.step}:${k.period}`;
   }
 
   /**

@@ -13,16 +13,16 @@ export class MemoryDivisions implements DivisionStore {
     _periodMs: number,
     divide: () => Promise<Division>,
   ): Promise<Allowance> {
-    const k = `${key.epoch}:${key.step}:${key.rotation}`;
+    const k = `${key.epoch}:${key.step}:${key.period}`;
     let periods = this.breakers.get(key.breakerId);
     if (!periods) this.breakers.set(key.breakerId, (periods = new Map()));
     let entry = periods.get(k);
     if (!entry) {
       // a key is either the period now or the next window's first (announced within the period
       // before it): the one before the newest is still asked, older ones never are
-      for (const [old, e] of periods) if (e.period < key.rotation - 1) periods.delete(old);
+      for (const [old, e] of periods) if (e.period < key.period - 1) periods.delete(old);
       const division = divide();
-      const made = { period: key.rotation, division };
+      const made = { period: key.period, division };
       periods.set(k, made);
       division.catch(() => {
         if (periods.get(k) === made) periods.delete(k);
