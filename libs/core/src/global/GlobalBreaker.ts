@@ -517,6 +517,16 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     return move(next, `top level held for ${now - stepSince} ms${fits}: recovered`, figures);
   }
   const heldNow = passed.heldLevel!;
+  /** settled at this level until `retryAt` (a fresh window each time, so a later degrade is not diluted by a long healthy history) */
+  const settledHere = (retryAt: number, extra: Partial<GlobalBreakerState> = {}): GlobalBreakerState => ({
+    ...s,
+    ...passed,
+    stepSince: now,
+    settled: true,
+    nextStepUpAfter: retryAt,
+    sustainedLevel: heldNow,
+    ...extra,
+  });
   if (s.failedLevel !== null && s.failedLevel > heldNow) {
     const between = bisectedLevel(ramp, heldNow, s.failedLevel);
     if (between !== null) {
@@ -526,15 +536,7 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     // settled below the limit, tried above again after a wait that grows each time it is found
     const retryAt = s.nextStepUpAfter ?? now + ceilingRetryWaitMs(ramp.dwellMs, s.ceilingRetries);
     if (now < retryAt) {
-      // a fresh window each time, so a later degrade is not diluted by a long healthy history
-      const next: GlobalBreakerState = {
-        ...s,
-        ...passed,
-        stepSince: now,
-        settled: true,
-        nextStepUpAfter: retryAt,
-        sustainedLevel: heldNow,
-      };
+      const next = settledHere(retryAt);
       if (s.settled) return { next, transitions: [] };
       return move(next, `settled at level ${pct(level)}: ${pct(s.failedLevel)} did not hold`, {
         nextStepUpAfter: retryAt,
@@ -546,28 +548,19 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
   const learned = retrying ? Math.min(s.sustainedLevel ?? heldNow, heldNow) : s.sustainedLevel;
   // a ramp collapsed since the breaker last closed: no accelerated probing above the learned level
   const grown = grownLevel(ramp, heldNow, learned, ratio, s.failedRecoveries > 0);
-  if (saturatedGrowth(heldNow, grown, top) && !retrying) {
+  const saturated = saturatedGrowth(heldNow, grown, top);
+  const stepAbove = Math.min(top, heldNow * (1 + BISECT_PRECISION));
+  if (saturated && !retrying) {
     // latency says the provider is saturated here: a move this small is no move (and its short
-    // windows judge noise); settle, and after the wait try a bisection step above
+    // windows judge noise); settle with one bisection step above as the limit, tried after the wait
     const retryAt = now + ceilingRetryWaitMs(ramp.dwellMs, s.ceilingRetries);
-    const next: GlobalBreakerState = {
-      ...s,
-      ...passed,
-      stepSince: now,
-      settled: true,
-      failedLevel: Math.min(top, heldNow * (1 + BISECT_PRECISION)),
-      nextStepUpAfter: retryAt,
-      sustainedLevel: heldNow,
-    };
+    const next = settledHere(retryAt, { failedLevel: stepAbove });
     return move(next, `settled at level ${pct(level)}: saturated (p95 ${ratio!.toFixed(2)}× the lowest)`, {
       nextStepUpAfter: retryAt,
     });
   }
   // after the wait, a step worth judging even while latency says saturated
-  const to =
-    retrying && saturatedGrowth(heldNow, grown, top)
-      ? Math.min(top, heldNow * (1 + BISECT_PRECISION))
-      : grown;
+  const to = saturated ? stepAbove : grown;
   const next = levelTo(to, { ...passed, failedLevel: null, nextStepUpAfter: null });
   const reason = retrying
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
