@@ -167,8 +167,9 @@ describe('the controller killed in the middle of a ramp (100 SDK instances, 3 re
       // nobody is isolated for good: the region's owners probed
       expect(inRegion.length, region).toBeGreaterThan(0);
     }
-    // no instance called faster than the allowances it held (each valid one TTL) plus, as a probe
-    // owner, its part of the region share (0.6/s, paced from nothing)
+    // no instance called faster than the allowances it held (each valid for its validForMs, with the
+    // one announced as `next` taking over at its inMs) plus, as a probe owner, its part of the region
+    // share (0.6/s, paced from nothing)
     for (let i = 0; i < INSTANCES; i++) {
       const id = `w${i}`;
       const held = (plans.get(id) ?? []).filter((p) => p.at >= killedAt - TTL_MS - INTERVAL_MS);
@@ -176,8 +177,17 @@ describe('the controller killed in the middle of a ramp (100 SDK instances, 3 re
       let fromAllowance = 0;
       let asOwner = 0;
       for (const { plan } of held) {
-        const a = plan.allowance?.classes.standard;
-        if (a) fromAllowance = Math.max(fromAllowance, a.burst + a.ratePerSec * (TTL_MS / 1000));
+        // the allowance's classes until `next` replaces them (if it does), then next's, up to validity
+        const allowance = plan.allowance;
+        const validMs = allowance?.validForMs ?? TTL_MS;
+        const switchMs = Math.min(allowance?.next?.inMs ?? validMs, validMs);
+        const grant = (a: { burst: number; ratePerSec: number } | undefined, ms: number) =>
+          a ? a.burst + a.ratePerSec * (Math.max(0, ms) / 1000) : 0;
+        fromAllowance = Math.max(
+          fromAllowance,
+          grant(allowance?.classes.standard, switchMs) +
+            grant(allowance?.next?.classes.standard, validMs - switchMs),
+        );
         const f = plan.fallback;
         if (f?.probeOwner) asOwner = (f.regionShare.ratePerSec / (f.owners ?? 2)) * (LOSS_MS / 1000) + 1;
       }
