@@ -104,6 +104,9 @@ beforeAll(async () => {
       steps: STEPS,
       dwellMs: 1200,
       minSample: 4,
+      // loopback latency on a shared machine says nothing about this provider: a slow moment made
+      // the ramp settle on latency (a move of the same step) — gate on failures only
+      latencyInflation: 100,
       classOrder: ['standard'],
       gates: {
         minSuccessRate: 0.9,
@@ -228,7 +231,7 @@ describe('20 opossum breakers and a cockatiel policy guarded by Recloser', () =>
     // the ramp's moves in this epoch, one after another (the levels between first and last are found)
     const moves = full.filter((tr) => tr.to === 'ramping').map((tr) => tr.step);
     expect(moves.length, story(full)).toBeGreaterThanOrEqual(2);
-    expect(moves).toEqual(moves.map((_, i) => i));
+    expect(moves, story(full)).toEqual(moves.map((_, i) => i));
     // while ramping below the last step, admissions stayed within the allowance: at most that
     // step's rate plus a burst token per instance, well below the ~105 calls/s the fleet wanted
     const lastStepAt = Date.parse(full.find((tr) => tr.to === 'ramping' && tr.step === STEPS.length - 1).at);
