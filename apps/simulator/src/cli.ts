@@ -11,6 +11,7 @@ import { findScenario, SCENARIOS } from './scenarios/index.js';
 import { resultJson, runScenario, type ScenarioResult } from './scenarios/runScenario.js';
 import { runLabel, type Scenario } from './scenarios/Scenario.js';
 import { STRATEGIES } from './strategies/index.js';
+import { ORACLES } from './strategies/oracle.js';
 import { runS6, S6 } from './scenarios/S6.js';
 import { s6Chart, s6Json, s6Markdown, s6Table } from './scenarios/S6report.js';
 import { parseArgs, USAGE, type CliArgs } from './cliArgs.js';
@@ -126,7 +127,7 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
   const known = scenario.strategies ?? STRATEGIES;
   const strategies = args.strategies
     ? args.strategies.map((n) => {
-        const s = known.find((x) => x.name === n);
+        const s = [...known, ...ORACLES].find((x) => x.name === n);
         if (!s) throw new Error(`unknown strategy ${n} (known: ${known.map((x) => x.name).join(', ')})`);
         return s;
       })

@@ -10,7 +10,8 @@ export const USAGE = `usage: npm run sim -- <scenario>|all|list|live [options]
   --instances N        fleet size (S7: one size instead of all four)
   --seed N             the run is a pure function of its seed (default 1)
   --seconds N          simulated duration (live: wall time)
-  --strategies a,b     only these strategies (naive, jittered, sre-throttle, aws-adaptive, recloser)
+  --strategies a,b     only these strategies (naive, jittered, sre-throttle, aws-adaptive, recloser;
+                       oracle-90, -94, -96, -97, -98, -99: a fixed share of what the provider can serve, read off it)
   --json FILE          figures and per-second series of every strategy
   --chart FILE         an SVG chart: attempts/s, admitted level and accepted work over time
   --markdown FILE      the table as Markdown

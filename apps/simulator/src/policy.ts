@@ -1,7 +1,9 @@
-// npm run policy -- [--seeds 1,3,7] [--markdown FILE] [--json FILE]
+// npm run policy -- [--seeds 1,3,7] [--oracle] [--markdown FILE] [--json FILE]
 // Issue 13's matrix: S1 with 45, 60 and 75 s outages and S2 with the provider back at 10, 20 and 35 %,
 // on both provider models, every strategy; prints (and writes) accepted share of servable per run,
 // recloser's re-trips, budget overruns and max attempts/servable. Shows progress (minutes at full size).
+// --oracle adds a yardstick column: the best share any fixed share of the provider's capacity,
+// read off the simulated provider, reaches in that run (strategies/oracle.ts); it triples the time.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StrategyFigures } from './metrics/Summary.js';
@@ -10,6 +12,8 @@ import { progressBar } from './report/progress.js';
 import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
 import { S2 } from './scenarios/S2.js';
+import { STRATEGIES } from './strategies/index.js';
+import { ORACLES } from './strategies/oracle.js';
 
 interface Row {
   provider: string;
@@ -28,6 +32,7 @@ const pct = (v: number | null | undefined): string => (v == null ? '-' : `${(v *
 
 async function main(): Promise<void> {
   const seeds = (flag('--seeds') ?? '7').split(',').map(Number);
+  const withOracle = process.argv.includes('--oracle');
   const runs = seeds.flatMap((seed) =>
     PROVIDER_MODELS.flatMap((provider) => [
       ...[45, 60, 75].map((o) => ({ seed, provider, scenario: S1, level: `${o} s`, opts: { outageS: o } })),
@@ -49,6 +54,7 @@ async function main(): Promise<void> {
       seed: r.seed,
       provider: r.provider,
       ...r.opts,
+      ...(withOracle ? { strategies: [...STRATEGIES, ...ORACLES] } : {}),
       onProgress: (_label, f) => bar.update(f),
     });
     bar.done();
@@ -56,13 +62,24 @@ async function main(): Promise<void> {
     for (const c of result.sizes[0]!.columns) if (c.figures) figures[c.name] = c.figures;
     rows.push({ provider: r.provider, scenario: r.scenario.id, level: r.level, seed: r.seed, figures });
   }
-  const names = Object.keys(rows[0]!.figures);
+  const isOracle = (n: string): boolean => n.startsWith('oracle-');
+  const names = Object.keys(rows[0]!.figures).filter((n) => !isOracle(n));
+  /** the oracle share that served the most in this run, e.g. "94.9 % (oracle-96)" */
+  const oracleBest = (r: Row): string => {
+    const best = Object.entries(r.figures)
+      .filter(([n]) => isOracle(n))
+      .sort(([, a], [, b]) => (b.acceptedShareOfServable ?? 0) - (a.acceptedShareOfServable ?? 0))[0];
+    return best ? `${pct(best[1].acceptedShareOfServable)} (${best[0]})` : '-';
+  };
+  const oracleHead = withOracle ? ' best fixed share (oracle) |' : '';
+  const oracleRule = withOracle ? '---:|' : '';
   const lines = [
-    `| provider | scenario | seed | ${names.map((n) => `\`${n}\``).join(' | ')} | recloser re-trips | recloser max attempts / servable | recloser budget overruns |`,
-    `|---|---|---:|${names.map(() => '---:').join('|')}|---:|---:|---:|`,
+    `| provider | scenario | seed | ${names.map((n) => `\`${n}\``).join(' | ')} |${oracleHead} recloser re-trips | recloser max attempts / servable | recloser budget overruns |`,
+    `|---|---|---:|${names.map(() => '---:').join('|')}|${oracleRule}---:|---:|---:|`,
     ...rows.map((r) => {
       const rec = r.figures.recloser!;
-      return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${names.map((n) => pct(r.figures[n]!.acceptedShareOfServable)).join(' | ')} | ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
+      const oracle = withOracle ? ` ${oracleBest(r)} |` : '';
+      return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${names.map((n) => pct(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
     }),
   ];
   console.log(lines.join('\n'));
