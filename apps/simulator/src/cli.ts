@@ -125,10 +125,12 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
     return;
   }
   const known = scenario.strategies ?? STRATEGIES;
+  // the oracle yardsticks run only when named
+  const named = [...known, ...ORACLES];
   const strategies = args.strategies
     ? args.strategies.map((n) => {
-        const s = [...known, ...ORACLES].find((x) => x.name === n);
-        if (!s) throw new Error(`unknown strategy ${n} (known: ${known.map((x) => x.name).join(', ')})`);
+        const s = named.find((x) => x.name === n);
+        if (!s) throw new Error(`unknown strategy ${n} (known: ${named.map((x) => x.name).join(', ')})`);
         return s;
       })
     : known;

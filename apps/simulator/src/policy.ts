@@ -3,7 +3,7 @@
 // on both provider models, every strategy; prints (and writes) accepted share of servable per run,
 // recloser's re-trips, budget overruns and max attempts/servable. Shows progress (minutes at full size).
 // --oracle adds a yardstick column: the best share any fixed share of the provider's capacity,
-// read off the simulated provider, reaches in that run (strategies/oracle.ts); it triples the time.
+// read off the simulated provider, reaches in that run (strategies/oracle.ts); it about doubles the time.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StrategyFigures } from './metrics/Summary.js';

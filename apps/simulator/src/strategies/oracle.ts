@@ -1,11 +1,10 @@
-// `oracle-N`: not a product and not a peer, a yardstick. Every instance admits at N % of what the
-// provider can serve this very second, divided evenly over the fleet, read straight off the
-// simulated provider (its outage, its capacity, its health): the best any rate-based admission can
-// do with perfect knowledge and no feedback. While a collapsing provider warms up it admits
-// WARM_SHARE, under the share of its capacity below which it warms. Each instance's admissions are
-// spaced evenly (one token, no burst) at a random phase, as recloser's allowances are, so the
-// fleet's arrivals are as random as recloser's. Run it by name only (`--strategies oracle-96`);
-// the tables and the matrix leave it out.
+// `oracle-N`: not a product and not a peer, a yardstick. The fleet admits N % of what the provider
+// can serve this very second, read straight off the simulated provider (its outage, its capacity,
+// its health) and divided evenly over every instance: what a fixed share of the capacity reaches
+// with perfect knowledge and no feedback. While a collapsing provider warms up it admits
+// WARM_SHARE, under the share of its capacity below which it warms. Each instance spaces its
+// admissions evenly (one token, no burst) at a random phase. Run it by name only (`--strategies
+// oracle-96`, `npm run policy -- --oracle`); the tables leave it out.
 import type { Simulation } from '../engine/Simulation.js';
 import type { Provider } from '../provider/Provider.js';
 import type { CallGate, GateKind } from '../workload/CallGate.js';
