@@ -62,7 +62,8 @@ async function main(): Promise<void> {
     for (const c of result.sizes[0]!.columns) if (c.figures) figures[c.name] = c.figures;
     rows.push({ provider: r.provider, scenario: r.scenario.id, level: r.level, seed: r.seed, figures });
   }
-  const isOracle = (n: string): boolean => n.startsWith('oracle-');
+  const oracleNames = new Set(ORACLES.map((o) => o.name));
+  const isOracle = (n: string): boolean => oracleNames.has(n);
   const names = Object.keys(rows[0]!.figures).filter((n) => !isOracle(n));
   /** the oracle share that served the most in this run, e.g. "94.9 % (oracle-96)" */
   const oracleBest = (r: Row): string => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Simulation } from '../engine/Simulation.js';
 import { Recorder } from '../metrics/Recorder.js';
-import { Provider, type ProviderOptions } from '../provider/Provider.js';
+import { DEFAULT_COLLAPSE, Provider, type ProviderOptions } from '../provider/Provider.js';
 import type { StrategyContext } from './Strategy.js';
 import { oracle, oracleRatePerSec, WARM_SHARE } from './oracle.js';
 
@@ -46,10 +46,10 @@ describe('oracle-N (a yardstick read off the provider, not a product)', () => {
     expect(Math.abs(sum(counts) - 450)).toBeLessThanOrEqual(20);
   });
 
-  it('admits WARM_SHARE of what a cold provider serves, under the 0.9 it warms up below', () => {
+  it('admits WARM_SHARE of what a cold provider serves, under the share it warms up below', () => {
     expect(oracleRatePerSec(96, 0.5, 50)).toBeCloseTo(WARM_SHARE * 50, 9);
     expect(oracleRatePerSec(96, 1, 50)).toBeCloseTo(48, 9);
-    expect(WARM_SHARE).toBeLessThan(0.9);
+    expect(WARM_SHARE).toBeLessThan(DEFAULT_COLLAPSE.lowWater);
   });
 
   it('admits nothing during an outage and spreads the first calls after it', async () => {

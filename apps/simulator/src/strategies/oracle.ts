@@ -5,55 +5,49 @@
 // WARM_SHARE, under the share of its capacity below which it warms. Each instance spaces its
 // admissions evenly (one token, no burst) at a random phase. Run it by name only (`--strategies
 // oracle-96`, `npm run policy -- --oracle`); the tables leave it out.
+import { TokenBucket } from '@recloser/core';
 import type { Simulation } from '../engine/Simulation.js';
-import type { Provider } from '../provider/Provider.js';
 import type { CallGate, GateKind } from '../workload/CallGate.js';
 import type { Fleet, Strategy, StrategyContext } from './Strategy.js';
 
-/** The share admitted while the provider is not at full health: under its warm-up threshold (0.9). */
+/** The share admitted while the provider is not at full health: under its warm-up threshold (`lowWater`). */
 export const WARM_SHARE = 0.85;
 /** How often a gate with nothing to admit (an outage) looks again. */
 const POLL_MS = 250;
 
+/** One instance's share: core's token bucket (burst 1), its rate following the provider each call. */
 class OracleGate implements CallGate {
-  private tokens: number;
-  private at: number;
-  private lastRate = 0;
+  private bucket: TokenBucket | null = null;
 
   constructor(
     private readonly sim: Simulation,
-    private readonly provider: Provider,
     private readonly ratePerInstance: () => number,
-  ) {
-    this.tokens = sim.rng.next();
-    this.at = sim.now();
-  }
+  ) {}
 
   acquire(): GateKind | null {
-    const now = this.sim.now();
     const rate = this.ratePerInstance();
-    // back from nothing to admit (an outage): a fresh random phase, or the whole fleet's tokens
-    // would come due together
-    if (this.lastRate === 0 && rate > 0) this.tokens = this.sim.rng.next();
-    else this.tokens = Math.min(1, this.tokens + ((now - this.at) / 1000) * rate);
-    this.at = now;
-    this.lastRate = rate;
-    if (this.tokens < 1) return null;
-    this.tokens -= 1;
-    return 'call';
+    if (!(rate > 0)) {
+      this.bucket = null;
+      return null;
+    }
+    // admitting again after nothing (the start, an outage): a fresh random phase, or the whole
+    // fleet's tokens would come due together
+    if (this.bucket === null) this.bucket = new TokenBucket(rate, 1, this.sim.clock, this.sim.rng.next());
+    else if (this.bucket.ratePerSec !== rate) this.bucket.reset(rate, 1);
+    return this.bucket.tryTake() ? 'call' : null;
   }
 
   complete(): void {}
 
   wakeAt(): number | null {
-    const rate = this.ratePerInstance();
-    const now = this.sim.now();
-    if (!(rate > 0)) return now + POLL_MS;
-    return now + Math.min(POLL_MS * 4, Math.ceil(((1 - this.tokens) / rate) * 1000));
+    // a rate that grows (a provider warming up) is seen at the next poll at the latest
+    const wait = this.bucket === null ? POLL_MS : Math.min(POLL_MS * 4, this.bucket.msUntilNext());
+    return this.sim.now() + wait;
   }
 
+  /** no breaker: blocked only while the provider can serve nothing */
   isOpen(): boolean {
-    return this.provider.servableRatePerSec(1) === 0;
+    return !(this.ratePerInstance() > 0);
   }
 }
 
@@ -70,7 +64,7 @@ export function oracle(percent: number): Strategy {
       const n = ctx.instances.length;
       const rate = (): number =>
         oracleRatePerSec(percent, ctx.provider.currentHealth(), ctx.provider.servableRatePerSec(regions)) / n;
-      const gates = ctx.instances.map(() => new OracleGate(ctx.sim, ctx.provider, rate));
+      const gates = ctx.instances.map(() => new OracleGate(ctx.sim, rate));
       return {
         gate: (i) => gates[i]!,
         attach: () => undefined,
