@@ -17,6 +17,7 @@ import {
   initialGlobalState,
   judgingWindowMs,
   saturatedGrowth,
+  underTheTop,
   USED_SHARE,
   SETTLED_WINDOW_DWELLS,
   OPERATOR_ACTIONS,
@@ -478,6 +479,31 @@ describe('RAMPING: finding the limit', () => {
     expect(d.next.drainingUntil).toBe(d.next.stepSince! + DRAIN_DWELLS * DWELL);
     expect(d.next).toMatchObject({ heldLevel: null, settled: false });
     expect(d.next.failedLevel).toBeCloseTo(settledLevel, 10);
+  });
+
+  it('a level that slipped from the top retries toward it at once; below a limit the ramp found, or within a step of the top, it waits', () => {
+    // slipped from the top (held there, then degraded): the top is the limit, 0.97 what is left
+    const slipped = (level: number, failedLevel: number): GlobalBreakerState => ({
+      ...ramping(0),
+      step: 6,
+      level,
+      heldLevel: null,
+      failedLevel,
+      sustainedLevel: failedLevel,
+    });
+    const underTop = pass(slipped(SLIPPED_DECREASE, 1));
+    expect(underTop.next.level).toBe(1);
+    expect(underTop.next).toMatchObject({ settled: false, failedLevel: null });
+    expect(underTop.transitions[0]!.reason).toContain('above the limit found');
+    // the same slip below a limit the ramp found (0.5): settled, tried above only after the wait
+    const underLimit = pass(slipped(0.5 * SLIPPED_DECREASE, 0.5));
+    expect(underLimit.next).toMatchObject({ level: 0.5 * SLIPPED_DECREASE, settled: true });
+    expect(underLimit.next.nextStepUpAfter! - underLimit.next.stepSince!).toBe(ceilingRetryWaitMs(DWELL, 0));
+    // within a bisection step of the top: a retry at once would flap at the top
+    const nearTop = pass(slipped(0.99, 1));
+    expect(nearTop.next).toMatchObject({ level: 0.99, settled: true });
+    expect(underTheTop(1, 0.99, 1)).toBe(false);
+    expect(underTheTop(1, 1 / (1 + BISECT_PRECISION) - 1e-9, 1)).toBe(true);
   });
 
   it('collapse lands at once on the last level that held (no higher than what the level delivered, less headroom) and lowers the learned level; at the start level it reopens', () => {

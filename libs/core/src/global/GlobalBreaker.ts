@@ -533,8 +533,12 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
       const next = levelTo(between, passed);
       return move(next, `level ${pct(level)} held, ${pct(s.failedLevel)} did not: trying ${pct(between)}`);
     }
-    // settled below the limit, tried above again after a wait that grows each time it is found
-    const retryAt = s.nextStepUpAfter ?? now + ceilingRetryWaitMs(ramp.dwellMs, s.ceilingRetries);
+    // settled below the limit, tried above again after a wait that grows each time it is found;
+    // but a limit at the top is the pool's configured capacity, not one the ramp found (a level
+    // there slips on a queue burst, and a 3 % slip costs 3 % of the work while it waits): retried at once
+    const retryAt = underTheTop(s.failedLevel, heldNow, top)
+      ? now
+      : (s.nextStepUpAfter ?? now + ceilingRetryWaitMs(ramp.dwellMs, s.ceilingRetries));
     if (now < retryAt) {
       const next = settledHere(retryAt);
       if (s.settled) return { next, transitions: [] };
@@ -566,6 +570,14 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
     : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
   return move(next, reason);
+}
+
+/**
+ * The ramp settled below a limit that is the top itself, more than a bisection step under it (a
+ * level within one step of the top keeps the wait: retrying it at once would flap at the top).
+ */
+export function underTheTop(failedLevel: number, held: number, top: number): boolean {
+  return failedLevel >= top && held * (1 + BISECT_PRECISION) < top;
 }
 
 /**
