@@ -83,6 +83,21 @@ async function main(): Promise<void> {
       return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${names.map((n) => pct(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
     }),
   ];
+  // what each strategy's goodput cost its callers in latency (the simple provider rewards a full queue)
+  const ms = (v: number | null | undefined): string => (v == null ? '-' : `${v}`);
+  const { concurrency, ratePerSec } = S2.params.provider;
+  const serviceMs = Math.round((concurrency / ratePerSec) * 1000);
+  lines.push(
+    '',
+    `p95 latency of the calls accepted after the outage, ms (service time ${serviceMs} ms; a caller waits for a slot, and service stretches as the slots fill):`,
+    '',
+    `| provider | scenario | seed | ${names.map((n) => `\`${n}\``).join(' | ')} |`,
+    `|---|---|---:|${names.map(() => '---:').join('|')}|`,
+    ...rows.map(
+      (r) =>
+        `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${names.map((n) => ms(r.figures[n]!.acceptedLatencyP95Ms)).join(' | ')} |`,
+    ),
+  );
   console.log(lines.join('\n'));
   const md = flag('--markdown');
   if (md) {
@@ -100,6 +115,7 @@ async function main(): Promise<void> {
             acceptedShareOfServable: f.acceptedShareOfServable,
             retripsAfterRecovery: f.retripsAfterRecovery,
             maxAttemptedOverServable: f.maxAttemptedOverServable,
+            acceptedLatencyP95Ms: f.acceptedLatencyP95Ms,
             budgetViolations: f.budgetViolations,
             wastedCalls: f.wastedCalls,
           },

@@ -46,6 +46,8 @@ export class Recorder {
   readonly servable = new Series();
   readonly transitions: Transition[] = [];
   readonly probeLatencies: number[] = [];
+  /** latencies of the calls (not probes) that succeeded after the outage ended */
+  readonly acceptedLatencies: number[] = [];
   /** allowance-or-budget overruns the strategy itself noticed (must stay 0 for recloser) */
   readonly budgetViolations: string[] = [];
   firstSuccessAfter: number | null = null;
@@ -76,6 +78,7 @@ export class Recorder {
     if (outcome === 'success') {
       this.successes.add(s);
       if (this.firstSuccessAfter === null && at >= this.watchFrom) this.firstSuccessAfter = at;
+      if (kind !== 'probe' && at >= this.watchFrom) this.acceptedLatencies.push(latencyMs);
     } else this.failures.add(s);
     if (kind === 'probe') this.probeLatencies.push(latencyMs);
   }

@@ -71,6 +71,8 @@ export interface StrategyFigures extends Partial<RegionalFigures> {
   localOpensAfterOutage: number;
   /** successful calls after the outage over what the provider could serve in that time (null without outage) */
   acceptedShareOfServable: number | null;
+  /** p95 latency of the calls (not probes) that succeeded after the outage (null without outage) */
+  acceptedLatencyP95Ms: number | null;
   /** max over the seconds from the first success after the outage of attempts / servable (null without outage) */
   maxAttemptedOverServable: number | null;
   /** calls the provider served after their caller had given up (collapse model) */
@@ -221,6 +223,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     retripsAfterRecovery: retrips,
     localOpensAfterOutage: localOpens,
     acceptedShareOfServable: shareOfServable(rec, f),
+    acceptedLatencyP95Ms: f.outageEndMs === null ? null : p95(rec.acceptedLatencies),
     maxAttemptedOverServable: attemptedOverServable(rec, f, seconds),
     wastedCalls: f.wastedCalls,
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,

@@ -17,6 +17,10 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
     (f) => (f.acceptedShareOfServable === null ? '-' : `${(f.acceptedShareOfServable * 100).toFixed(1)} %`),
   ],
   [
+    'p95 latency of accepted calls after the outage',
+    (f) => (f.acceptedLatencyP95Ms === null ? '-' : `${f.acceptedLatencyP95Ms} ms`),
+  ],
+  [
     'max attempts / servable after the first success',
     (f) => (f.maxAttemptedOverServable === null ? '-' : f.maxAttemptedOverServable.toFixed(2)),
   ],

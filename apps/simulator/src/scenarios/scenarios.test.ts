@@ -111,6 +111,10 @@ describe('S1 short on the collapsing provider', () => {
     expect(r.retripsAfterRecovery).toBe(0);
     expect(r.budgetViolations).toEqual([]);
     expect(r.maxAttemptedOverServable!).toBeLessThanOrEqual(1.2);
+    // what naive's goodput costs its callers: the calls it gets through waited in a full queue
+    const serviceMs = (S1_COLLAPSE.provider.concurrency / S1_COLLAPSE.provider.ratePerSec) * 1000;
+    expect(r.acceptedLatencyP95Ms!).toBeGreaterThanOrEqual(serviceMs);
+    expect(n.acceptedLatencyP95Ms!).toBeGreaterThan(r.acceptedLatencyP95Ms!);
   });
 });
 
@@ -137,6 +141,7 @@ describe('S3 short: one broken host', () => {
     expect(r.falseGlobalOpens).toBe(0);
     // the broken host is the middle instance (run.ts spreads broken hosts over the fleet)
     expect(r.isolatedInstances).toEqual(['i-31']);
+    expect(r.acceptedLatencyP95Ms).toBeNull(); // no outage: nothing is "after" it
   });
 });
 
