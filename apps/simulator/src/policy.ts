@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { StrategyFigures } from './metrics/Summary.js';
-import { PROVIDER_MODELS } from './provider/Provider.js';
+import { PROVIDER_MODELS, serviceTimeMs } from './provider/Provider.js';
 import { progressBar } from './report/progress.js';
 import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
@@ -85,8 +85,7 @@ async function main(): Promise<void> {
   ];
   // what each strategy's goodput cost its callers in latency (the simple provider rewards a full queue)
   const ms = (v: number | null | undefined): string => (v == null ? '-' : `${v}`);
-  const { concurrency, ratePerSec } = S2.params.provider;
-  const serviceMs = Math.round((concurrency / ratePerSec) * 1000);
+  const serviceMs = Math.round(serviceTimeMs(S2.params.provider));
   lines.push(
     '',
     `p95 latency of the calls accepted after the outage, ms (service time ${serviceMs} ms; a caller waits for a slot, and service stretches as the slots fill):`,

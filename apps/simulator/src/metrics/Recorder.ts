@@ -77,8 +77,10 @@ export class Recorder {
     const s = Math.floor(at / 1000);
     if (outcome === 'success') {
       this.successes.add(s);
-      if (this.firstSuccessAfter === null && at >= this.watchFrom) this.firstSuccessAfter = at;
-      if (kind !== 'probe' && at >= this.watchFrom) this.acceptedLatencies.push(latencyMs);
+      if (at >= this.watchFrom) {
+        this.firstSuccessAfter ??= at;
+        if (kind !== 'probe') this.acceptedLatencies.push(latencyMs);
+      }
     } else this.failures.add(s);
     if (kind === 'probe') this.probeLatencies.push(latencyMs);
   }

@@ -223,7 +223,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     retripsAfterRecovery: retrips,
     localOpensAfterOutage: localOpens,
     acceptedShareOfServable: shareOfServable(rec, f),
-    acceptedLatencyP95Ms: f.outageEndMs === null ? null : p95(rec.acceptedLatencies),
+    acceptedLatencyP95Ms: p95(rec.acceptedLatencies), // collected from the outage's end only
     maxAttemptedOverServable: attemptedOverServable(rec, f, seconds),
     wastedCalls: f.wastedCalls,
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,

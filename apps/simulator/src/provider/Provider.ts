@@ -86,6 +86,11 @@ export const DEFAULT_PROVIDER: ProviderOptions = {
   pools: 'global',
 };
 
+/** How long a call holds its slot on a provider with these options (before the collapse model's stretch). */
+export function serviceTimeMs(options: Pick<ProviderOptions, 'concurrency' | 'ratePerSec'>): number {
+  return (options.concurrency / options.ratePerSec) * 1000;
+}
+
 /**
  * Calls a provider with these options holds in flight, as its callers count them, while it serves
  * `fraction` of its capacity flat out: Little's law, that rate × the latency a caller sees at full
@@ -96,7 +101,7 @@ export const DEFAULT_PROVIDER: ProviderOptions = {
 export function sustainedInFlight(options: ProviderOptions, fraction: number, regionCount: number): number {
   const pools = options.pools === 'global' ? 1 : regionCount;
   const slots = Math.max(1, Math.round(options.concurrency * fraction));
-  const serviceMs = (options.concurrency / options.ratePerSec) * 1000;
+  const serviceMs = serviceTimeMs(options);
   const ratePerSec = (slots / serviceMs) * 1000;
   const loadedLatencyMs = 2 * serviceMs;
   return Math.ceil(((ratePerSec * loadedLatencyMs) / 1000) * pools - 1e-9);
@@ -330,7 +335,7 @@ export class Provider {
   }
 
   private serviceMs(): number {
-    return (this.options.concurrency / this.options.ratePerSec) * 1000;
+    return serviceTimeMs(this.options);
   }
 
   /** Serves one call; `done` null = its caller is gone (wasted work, the slot is held all the same). */
