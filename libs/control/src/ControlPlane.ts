@@ -78,8 +78,13 @@ const DENIED_WATCH = 'probe-denied';
 export const DEFAULT_MAX_BREAKERS_PER_GROUP = 1000;
 /** instances a group may have unless configured: ten times the largest fleet the benchmarks run */
 export const DEFAULT_MAX_INSTANCES_PER_GROUP = 100_000;
-/** The lifecycle tick (cooldowns, ramp gates) runs this often. */
-export const LIFECYCLE_TICK_MS = 1000;
+/**
+ * The lifecycle tick (cooldowns, ramp gates) runs this often. A quarter second, not a second: a
+ * ramp step's dwell and a probe's cooldown end between ticks, and each tick that passes them by
+ * leaves admitted load below what the gates already allow (issue 13 measured 15 of 36 scenario
+ * runs at 95 % of servable with 1000 ms, 18 with 250 ms). A tick that finds nothing due is a read.
+ */
+export const LIFECYCLE_TICK_MS = 250;
 /** The live fleet's demand is re-read at most this often per breaker and process (a fraction of a heartbeat). */
 export const LIVE_DEMAND_CACHE_MS = 500;
 

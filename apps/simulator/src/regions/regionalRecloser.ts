@@ -14,7 +14,7 @@
 // regions recovering on two budgets. Its groups' breakers are group breakers: their plans carry no
 // shift, so its traffic stays at home.
 import { createRecloser, type Breaker, type Recloser, type Transport } from '@recloser/client';
-import type { ControlEvent } from '@recloser/control';
+import { LIFECYCLE_TICK_MS, type ControlEvent } from '@recloser/control';
 import {
   allowedInto,
   DEFAULT_POOL,
@@ -237,7 +237,11 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
           workers = w;
         },
         start: (untilMs) => {
-          sim.every(1000, 500, untilMs, () => sim.track(controller.tick().then(endSecond)));
+          // the controller's lifecycle job at its production cadence; the meter closes each second
+          sim.every(LIFECYCLE_TICK_MS, LIFECYCLE_TICK_MS / 2, untilMs, () => {
+            sim.track(controller.tick());
+          });
+          sim.every(1000, 500, untilMs, endSecond);
           sdks.forEach((sdk, i) => {
             const worker = workers[i]!;
             sim.every(HEARTBEAT_INTERVAL_MS, sim.rng.next() * HEARTBEAT_INTERVAL_MS, untilMs, () =>

@@ -1,5 +1,6 @@
 // Short versions of S1, S2, S3 and S7 (small fleets, a few simulated minutes) asserting what must
 // hold for recloser. The full-length runs are the benchmark (`npm run sim -- all`), not tests.
+import { admissionLimit, stepBudget } from '@recloser/core';
 import { describe, expect, it } from 'vitest';
 import { probeAndRampOverruns } from '../metrics/Invariants.js';
 import type { StrategyFigures } from '../metrics/Summary.js';
@@ -145,20 +146,39 @@ describe('S3 short: one broken host', () => {
 });
 
 describe('S7 short: fleet size', () => {
-  it("recloser's recovery peak is flat from 10 to 1,000 instances (at most twice, or 5/s above, the smallest fleet's)", async () => {
+  it("recloser's recovery wave is set by the pool, not the fleet: 10, 100 and 1,000 instances climb the same levels within the same allowance", async () => {
     const at = (n: number) => ({ ...s7Params(n), durationMs: 130_000 });
-    const [small, medium, large] = await Promise.all([
+    const pool = poolOf(at(1000)); // the provider, and so the pool, is the same at every size
+    const runs = await Promise.all([
       run('S7-10', at(10), recloser),
       run('S7-100', at(100), recloser),
       run('S7-1000', at(1000), recloser),
     ]);
-    expect(small.peakAttemptsPerSec).toBeGreaterThan(0);
-    // the wave (to 5 s after the first success) holds the probes and the ramp's first levels: set
-    // by the pool, not the fleet
-    for (const r of [medium, large]) {
-      expect(r.peakAttemptsPerSec).toBeLessThanOrEqual(
-        Math.max(2 * small.peakAttemptsPerSec, small.peakAttemptsPerSec + 5),
-      );
+    const levelsOf = (r: StrategyFigures): number[] => {
+      const levels: number[] = [];
+      for (const p of r.series)
+        if (p.globalLevel !== null && p.globalLevel !== levels.at(-1)) levels.push(p.globalLevel);
+      return levels;
+    };
+    const smallest = levelsOf(runs[0]!).slice(0, 3);
+    expect(smallest).toHaveLength(3);
+    for (const r of runs) {
+      expect(r.peakAttemptsPerSec).toBeGreaterThan(0);
+      expect(probeAndRampOverruns(r.series, pool)).toEqual([]);
+      // the wave's peak stays within the pool's allowance at the highest level admitted by then
+      // (plus the probe budget): the same ceiling whatever the number of instances that share it
+      const outageEndS = (at(1000).outage!.startMs + at(1000).outage!.durationMs) / 1000;
+      const peakAt = r.series.findIndex((p) => p.t >= outageEndS && p.attempts === r.peakAttemptsPerSec);
+      expect(peakAt).toBeGreaterThan(0);
+      const level = Math.max(0, ...r.series.slice(0, peakAt + 1).map((p) => p.globalLevel ?? 0));
+      let allowance = pool.probe.ratePerSec;
+      for (const cap of Object.values(stepBudget(pool, { step: 0, level })))
+        allowance += cap.ratePerSec + admissionLimit(cap);
+      expect(r.peakAttemptsPerSec).toBeLessThanOrEqual(Math.ceil(allowance));
+      // and the ramp climbs the same first levels (within the few per cent its measured gates move them)
+      const first = levelsOf(r).slice(0, 3);
+      expect(first).toHaveLength(3);
+      first.forEach((l, k) => expect(Math.abs(l - smallest[k]!) / smallest[k]!).toBeLessThanOrEqual(0.05));
     }
   });
 });

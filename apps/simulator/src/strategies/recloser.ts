@@ -16,6 +16,7 @@ import {
   type Outcome,
   type PoolConfig,
 } from '@recloser/core';
+import { LIFECYCLE_TICK_MS } from '@recloser/control';
 import { InMemoryController } from '../controller/InMemoryController.js';
 import type { Simulation } from '../engine/Simulation.js';
 import type { CallGate, GateKind } from '../workload/CallGate.js';
@@ -152,8 +153,8 @@ export const recloser: Strategy & { build(ctx: StrategyContext, hooks?: Recloser
         workers = w;
       },
       start: (untilMs) => {
-        // the controller's job runs every second; each instance's ticker at its own phase
-        sim.every(1000, 500, untilMs, () => {
+        // the controller's lifecycle job at its production cadence; each instance's ticker at its own phase
+        sim.every(LIFECYCLE_TICK_MS, LIFECYCLE_TICK_MS / 2, untilMs, () => {
           if (!hooks.controllerDown?.()) sim.track(controller.tick());
         });
         sdks.forEach((sdk, i) => {
