@@ -1,6 +1,7 @@
-// The lifecycle's clock, one runner across replicas (a BullMQ job scheduler): every second the
-// control plane ticks each breaker that is not CLOSED — OPEN → PROBING after its cooldown, a RAMPING
-// breaker judged on its step's sample (ControlPlane.tick; the decisions are core onTick's).
+// The lifecycle's clock, one runner across replicas (a BullMQ job scheduler): every
+// LIFECYCLE_TICK_MS (a quarter second) the control plane ticks each breaker that is not CLOSED —
+// OPEN → PROBING after its cooldown, a RAMPING breaker judged on its step's sample
+// (ControlPlane.tick; the decisions are core onTick's).
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { ControlPlane, LIFECYCLE_TICK_MS } from '@recloser/control';
 import { JobHandler, type JobHandlerInstance } from '../queues/job-handler.js';
