@@ -1,6 +1,6 @@
 // What one strategy's run did, second by second: every attempt that reached the provider (first
 // tries, retries, half-open calls and probes), what came back, and every breaker transition.
-import type { GlobalState, Outcome } from '@recloser/core';
+import type { GlobalState, Outcome, TransitionFigures } from '@recloser/core';
 
 export type AttemptKind = 'first' | 'retry' | 'probe';
 
@@ -12,6 +12,8 @@ export interface Transition {
   to: string;
   /** the controller's reason (global transitions of recloser) */
   reason?: string;
+  /** the evidence behind it: gate figures, level, limit found, learned level (global transitions of recloser) */
+  figures?: TransitionFigures;
 }
 
 class Series {

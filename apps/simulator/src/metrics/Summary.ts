@@ -22,7 +22,7 @@
 // - budgetViolations: the overrun checker (Invariants.ts) run on the series, for strategies with a
 //   controller: seconds in which the fleet sent more than the probe budget or the ramp's allowance.
 import type { RegionalFigures } from '../regions/RegionalFigures.js';
-import { roundTo, type GlobalState, type PoolConfig } from '@recloser/core';
+import { roundTo, type GlobalState, type PoolConfig, type TransitionFigures } from '@recloser/core';
 import { probeAndRampOverruns } from './Invariants.js';
 import type { Recorder } from './Recorder.js';
 
@@ -85,8 +85,8 @@ export interface StrategyFigures extends Partial<RegionalFigures> {
   isolatedInstances: string[];
   /** budget or allowance overruns seen during the run (must be empty for recloser) */
   budgetViolations: string[];
-  /** the group breaker's transitions (recloser) */
-  globalTransitions: { at: number; from: string; to: string; reason?: string }[];
+  /** the group breaker's transitions (recloser), each with the controller's figures behind it */
+  globalTransitions: { at: number; from: string; to: string; reason?: string; figures?: TransitionFigures }[];
   series: SeriesPoint[];
 }
 
@@ -245,6 +245,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
         from: t.from,
         to: t.to,
         ...(t.reason ? { reason: t.reason } : {}),
+        ...(t.figures ? { figures: t.figures } : {}),
       })),
     series,
   };

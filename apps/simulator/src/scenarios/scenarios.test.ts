@@ -127,6 +127,18 @@ describe('S2 short: the provider comes back at 10 %', () => {
     expect(probeAndRampOverruns(r.series, poolOf(S2_SHORT))).toEqual([]);
   });
 
+  it("each of recloser's ramp moves carries the evidence it was judged on (the JSON's globalTransitions)", async () => {
+    const r = await run('S2', S2_SHORT, recloser);
+    const moves = r.globalTransitions.filter((t) => t.from === 'ramping');
+    expect(moves.length).toBeGreaterThan(0);
+    for (const t of moves) {
+      expect(t.figures?.gates?.attempts, t.reason).toBeGreaterThan(0);
+      expect(t.figures).toHaveProperty('level');
+    }
+    const started = r.globalTransitions.find((t) => t.to === 'ramping' && t.from === 'probing');
+    expect(started?.figures?.probe?.verdict).toBe('pass');
+  });
+
   it('naive flaps: it never reaches a stable recovered state', async () => {
     const n = await run('S2', S2_SHORT, naive);
     expect(n.timeToRecoveredMs).toBeNull();

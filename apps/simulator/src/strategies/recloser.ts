@@ -116,7 +116,14 @@ export const recloser: Strategy & { build(ctx: StrategyContext, hooks?: Recloser
       isolationAfterMs: ISOLATION_AFTER_MS,
     });
     controller.onTransition = (t) =>
-      recorder.transition({ at: t.at, who: 'global', from: t.from, to: t.to, reason: t.reason });
+      recorder.transition({
+        at: t.at,
+        who: 'global',
+        from: t.from,
+        to: t.to,
+        reason: t.reason,
+        figures: t.figures,
+      });
     const transport = hooks.transport?.(controller) ?? controller;
     const sdks: Recloser[] = [];
     const gates: SdkGate[] = [];
