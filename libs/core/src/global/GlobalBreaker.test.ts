@@ -300,6 +300,9 @@ describe('RAMPING: growth and the dwell', () => {
     expect(inflated.next.level).toBe(0.01); // the start level: no drain below it
     expect(inflated.next.failedLevel).toBeCloseTo(0.03, 10);
     expect(inflated.transitions[0]!.figures.gates!.failed).toEqual(['latencyInflation']);
+    // the record says what the gate read: the p95 over the recovery's lowest
+    expect(inflated.transitions[0]!.figures.latencyRatio).toBeCloseTo(601 / s.baselineLatencyMs!, 3);
+    expect(inflated.transitions[0]!.figures.baselineLatencyMs).toBe(s.baselineLatencyMs);
   });
 
   it('saturated: after the wait the ramp tries one bisection step above (a real move), not the spent growth', () => {

@@ -9,6 +9,7 @@
 // the level it last sustained (its learned capacity) across recoveries.
 // Every change comes back with a TransitionRecord for the transition log.
 import { backoffDelayMs, type BackoffOptions } from '../backoff/Backoff.js';
+import { roundTo } from '../numbers/Round.js';
 import type { PoolConfig } from '../pool/PoolConfig.js';
 import type { QuorumDecision } from '../quorum/Quorum.js';
 import type { Rng } from '../random/Rng.js';
@@ -128,6 +129,9 @@ export interface TransitionFigures {
   failedLevel?: number | null;
   sustainedLevel?: number | null;
   nextStepUpAfter?: number | null;
+  /** a ramp move: the recovery's lowest p95 (ms) and the judged p95 over it, what latencyInflation and the growth read */
+  baselineLatencyMs?: number | null;
+  latencyRatio?: number;
   failedRecoveries?: number;
   action?: OperatorAction;
   /** force_close: no quorum opens the breaker before this time (controller clock, ms) */
@@ -414,6 +418,7 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
     transitions: [
       record(s, next, now, 'ramp', reason, {
         gates,
+        ...(ratio !== null ? { baselineLatencyMs: s.baselineLatencyMs, latencyRatio: roundTo(ratio) } : {}),
         level: next.level,
         failedLevel: next.failedLevel,
         sustainedLevel: next.sustainedLevel,
