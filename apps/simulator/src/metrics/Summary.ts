@@ -22,9 +22,9 @@
 // - budgetViolations: the overrun checker (Invariants.ts) run on the series, for strategies with a
 //   controller: seconds in which the fleet sent more than the probe budget or the ramp's allowance.
 import type { RegionalFigures } from '../regions/RegionalFigures.js';
-import { roundTo, type GlobalState, type PoolConfig, type TransitionFigures } from '@recloser/core';
+import { roundTo, type GlobalState, type PoolConfig } from '@recloser/core';
 import { probeAndRampOverruns } from './Invariants.js';
-import type { Recorder } from './Recorder.js';
+import type { Recorder, Transition } from './Recorder.js';
 
 export const WAVE_MS = 5_000;
 export const STABLE_MS = 30_000;
@@ -86,7 +86,7 @@ export interface StrategyFigures extends Partial<RegionalFigures> {
   /** budget or allowance overruns seen during the run (must be empty for recloser) */
   budgetViolations: string[];
   /** the group breaker's transitions (recloser), each with the controller's figures behind it */
-  globalTransitions: { at: number; from: string; to: string; reason?: string; figures?: TransitionFigures }[];
+  globalTransitions: Omit<Transition, 'who'>[];
   series: SeriesPoint[];
 }
 

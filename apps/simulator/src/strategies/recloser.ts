@@ -115,15 +115,7 @@ export const recloser: Strategy & { build(ctx: StrategyContext, hooks?: Recloser
       heartbeatTtlMs: HEARTBEAT_TTL_MS,
       isolationAfterMs: ISOLATION_AFTER_MS,
     });
-    controller.onTransition = (t) =>
-      recorder.transition({
-        at: t.at,
-        who: 'global',
-        from: t.from,
-        to: t.to,
-        reason: t.reason,
-        figures: t.figures,
-      });
+    controller.onTransition = (t) => recorder.transition({ ...t, who: 'global' });
     const transport = hooks.transport?.(controller) ?? controller;
     const sdks: Recloser[] = [];
     const gates: SdkGate[] = [];
