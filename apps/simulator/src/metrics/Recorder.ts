@@ -16,7 +16,7 @@ export interface Transition {
   figures?: TransitionFigures;
 }
 
-class Series {
+export class Series {
   readonly values: number[] = [];
   add(second: number, n = 1): void {
     while (this.values.length <= second) this.values.push(0);
@@ -31,8 +31,13 @@ class Series {
   }
 }
 
+/** The grain of `attemptsBySlot`: fine enough that a 1-s window can start anywhere a step does. */
+export const SLOT_MS = 100;
+
 export class Recorder {
   readonly attempts = new Series();
+  /** attempts per SLOT_MS slot: the wave's peak is read over sliding 1-s windows of these */
+  readonly attemptsBySlot = new Series();
   readonly retries = new Series();
   readonly probes = new Series();
   readonly successes = new Series();
@@ -65,6 +70,7 @@ export class Recorder {
   attempt(at: number, kind: AttemptKind, trafficClass: string): void {
     const s = Math.floor(at / 1000);
     this.attempts.add(s);
+    this.attemptsBySlot.add(Math.floor(at / SLOT_MS));
     if (kind === 'retry') this.retries.add(s);
     if (kind === 'probe') this.probes.add(s);
     let series = this.admittedByClass.get(trafficClass);

@@ -1,10 +1,13 @@
 // The figures of a strategy's run, and exactly what each one means.
 //
-// - peakAttemptsPerSec: the recovery wave's peak. Attempts (first tries, retries, half-open calls
-//   and probes, across all instances) per 1-s bucket, from the end of the outage until WAVE_MS after
-//   the provider first answers a call successfully again: the moment a fleet sees the provider back
-//   and acts on it. Without an outage it is the peak of the whole run. peakAttemptsAfterWave is the
-//   peak from there to the end of the run (a backlog draining, a later herd).
+// - peakAttemptsPerSec: the recovery wave's peak. The most attempts (first tries, retries, half-open
+//   calls and probes, across all instances) in any 1-s window lying wholly between the end of the
+//   outage and WAVE_MS after the provider first answers a call successfully again: the moment a
+//   fleet sees the provider back and acts on it. Windows slide by SLOT_MS, not by whole seconds: a
+//   clock-second bucket straddling the wave's end counted calls sent after it (a ramp step 0.1 s
+//   past the end tripled S7's peak at one fleet size and not at another). Without an outage it is
+//   the peak of the whole run. peakAttemptsAfterWave is the peak from there to the end of the run
+//   (a backlog draining, a later herd); peakAttemptsAtMs is where the wave's peak window starts.
 // - timeToRecoveredMs: from the end of the outage to the start of the first STABLE_MS window in
 //   which no breaker opened (local or global) and accepted work averaged at least RECOVERED_SHARE of
 //   what the provider can sustainably serve this fleet (min(demand, capacity)). null = never.
@@ -24,7 +27,7 @@
 import type { RegionalFigures } from '../regions/RegionalFigures.js';
 import { roundTo, type GlobalState, type PoolConfig } from '@recloser/core';
 import { probeAndRampOverruns } from './Invariants.js';
-import type { Recorder, Transition } from './Recorder.js';
+import { SLOT_MS, type Recorder, type Series, type Transition } from './Recorder.js';
 
 export const WAVE_MS = 5_000;
 export const STABLE_MS = 30_000;
@@ -52,6 +55,8 @@ export interface SeriesPoint {
 /** The common figures; a regional strategy (S4, S8) adds its RegionalFigures (regions/RegionalFigures.ts). */
 export interface StrategyFigures extends Partial<RegionalFigures> {
   peakAttemptsPerSec: number;
+  /** where the 1-s window of peakAttemptsPerSec starts (ms into the run) */
+  peakAttemptsAtMs: number;
   /** the peak after the recovery wave, to the end of the run (backlog drains, later herds) */
   peakAttemptsAfterWave: number;
   acceptedWork: number;
@@ -142,6 +147,24 @@ function attemptedOverServable(rec: Recorder, f: RunFacts, seconds: number): num
   return roundTo(worst);
 }
 
+/**
+ * The most attempts in any 1-s window lying wholly within [fromMs, toMs), windows sliding by
+ * SLOT_MS (the whole span when it is shorter than a second), and where that window starts.
+ */
+export function peakPerSecond(slots: Series, fromMs: number, toMs: number): { peak: number; atMs: number } {
+  const perWindow = 1000 / SLOT_MS;
+  const first = Math.ceil(fromMs / SLOT_MS);
+  const last = Math.floor(toMs / SLOT_MS); // exclusive: the slot toMs falls in is not wholly inside
+  let sum = 0;
+  for (let k = first; k < Math.min(last, first + perWindow); k++) sum += slots.at(k);
+  let best = { peak: sum, atMs: first * SLOT_MS };
+  for (let k = first + perWindow; k < last; k++) {
+    sum += slots.at(k) - slots.at(k - perWindow);
+    if (sum > best.peak) best = { peak: sum, atMs: (k - perWindow + 1) * SLOT_MS };
+  }
+  return best;
+}
+
 export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
   const seconds = Math.ceil(f.durationMs / 1000);
   const series: SeriesPoint[] = [];
@@ -170,14 +193,9 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
 
   const waveFrom = f.outageEndMs ?? 0;
   const waveTo = f.outageEndMs === null ? f.durationMs : (rec.firstSuccessAfter ?? f.durationMs) + WAVE_MS;
-  let peak = 0;
-  for (let s = Math.floor(waveFrom / 1000); s <= Math.min(seconds - 1, Math.floor(waveTo / 1000)); s++) {
-    peak = Math.max(peak, rec.attempts.at(s));
-  }
-
-  let peakAfter = 0;
-  for (let s = Math.floor(waveTo / 1000) + 1; s < seconds; s++)
-    peakAfter = Math.max(peakAfter, rec.attempts.at(s));
+  const end = Math.min(waveTo, f.durationMs);
+  const wave = peakPerSecond(rec.attemptsBySlot, waveFrom, end);
+  const afterWave = peakPerSecond(rec.attemptsBySlot, end, f.durationMs);
 
   const opens = rec.transitions.filter((t) => t.to === 'open');
   const probeReopens = opens.filter((t) => t.who === 'global' && t.from === 'probing');
@@ -208,8 +226,9 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
   }
 
   return {
-    peakAttemptsPerSec: peak,
-    peakAttemptsAfterWave: peakAfter,
+    peakAttemptsPerSec: wave.peak,
+    peakAttemptsAtMs: wave.atMs,
+    peakAttemptsAfterWave: afterWave.peak,
     acceptedWork: sum((p) => p.accepted),
     failedAttempts: sum((p) => p.failed),
     retryVolume: sum((p) => p.retries),
