@@ -5,9 +5,10 @@
 //   outage and WAVE_MS after the provider first answers a call successfully again: the moment a
 //   fleet sees the provider back and acts on it. Windows slide by SLOT_MS, not by whole seconds: a
 //   clock-second bucket straddling the wave's end counted calls sent after it (a ramp step 0.1 s
-//   past the end tripled S7's peak at one fleet size and not at another). Without an outage it is
-//   the peak of the whole run. peakAttemptsAfterWave is the peak from there to the end of the run
-//   (a backlog draining, a later herd); peakAttemptsAtMs is where the wave's peak window starts.
+//   past the end showed in S7's peak at some fleet sizes and not at others: 70 against 184/s).
+//   Without an outage it is the peak of the whole run. peakAttemptsAfterWave is the peak from
+//   there to the end of the run (a backlog draining, a later herd); peakAttemptsAtMs is where the
+//   wave's peak window starts.
 // - timeToRecoveredMs: from the end of the outage to the start of the first STABLE_MS window in
 //   which no breaker opened (local or global) and accepted work averaged at least RECOVERED_SHARE of
 //   what the provider can sustainably serve this fleet (min(demand, capacity)). null = never.
