@@ -35,8 +35,7 @@ export class Series {
 export const SLOT_MS = 100;
 
 export class Recorder {
-  readonly attempts = new Series();
-  /** attempts per SLOT_MS slot: the wave's peak is read over sliding 1-s windows of these */
+  /** attempts per SLOT_MS slot: the wave's peak slides 1-s windows over them; a second's count is the sum of its slots */
   readonly attemptsBySlot = new Series();
   readonly retries = new Series();
   readonly probes = new Series();
@@ -62,6 +61,14 @@ export class Recorder {
   failedWork = 0;
   private watchFrom = Number.POSITIVE_INFINITY;
 
+  /** Attempts in clock second `second` (the sum of its slots). */
+  attemptsIn(second: number): number {
+    const perSecond = 1000 / SLOT_MS;
+    let n = 0;
+    for (let k = second * perSecond; k < (second + 1) * perSecond; k++) n += this.attemptsBySlot.at(k);
+    return n;
+  }
+
   /** The first success at or after `t` is remembered (the recovery wave starts there). */
   watchFirstSuccessFrom(t: number): void {
     this.watchFrom = t;
@@ -69,7 +76,6 @@ export class Recorder {
 
   attempt(at: number, kind: AttemptKind, trafficClass: string): void {
     const s = Math.floor(at / 1000);
-    this.attempts.add(s);
     this.attemptsBySlot.add(Math.floor(at / SLOT_MS));
     if (kind === 'retry') this.retries.add(s);
     if (kind === 'probe') this.probes.add(s);

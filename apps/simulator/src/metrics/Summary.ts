@@ -140,7 +140,7 @@ function attemptedOverServable(rec: Recorder, f: RunFacts, seconds: number): num
   let worst = 0;
   for (let s = Math.floor(rec.firstSuccessAfter / 1000); s < seconds; s++) {
     const servable = rec.servable.at(s);
-    const attempts = rec.attempts.at(s);
+    const attempts = rec.attemptsIn(s);
     if (attempts === 0) continue;
     // a second the provider could serve nothing in counts as serving one call (finite in JSON)
     worst = Math.max(worst, attempts / Math.max(1, servable));
@@ -176,7 +176,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     for (const values of rec.queueDepthByRegion.values()) queueDepth += values.at(s);
     series.push({
       t: s,
-      attempts: rec.attempts.at(s),
+      attempts: rec.attemptsIn(s),
       retries: rec.retries.at(s),
       probes: rec.probes.at(s),
       accepted: rec.successes.at(s),
