@@ -129,7 +129,10 @@ export interface TransitionFigures {
   failedLevel?: number | null;
   sustainedLevel?: number | null;
   nextStepUpAfter?: number | null;
-  /** a ramp move: the recovery's lowest p95 (ms) and the judged p95 over it, what latencyInflation and the growth read */
+  /**
+   * a ramp move: the recovery's lowest p95 (ms) and the judged p95 over it (over LATENCY_FLOOR_MS
+   * when the lowest is under that), what latencyInflation and the growth read
+   */
   baselineLatencyMs?: number | null;
   latencyRatio?: number;
   failedRecoveries?: number;
