@@ -16,18 +16,19 @@ export interface Transition {
   figures?: TransitionFigures;
 }
 
+/** Counts per bucket: a clock second, or (attemptsBySlot) a SLOT_MS slot. */
 export class Series {
   readonly values: number[] = [];
-  add(second: number, n = 1): void {
-    while (this.values.length <= second) this.values.push(0);
-    this.values[second]! += n;
+  add(bucket: number, n = 1): void {
+    while (this.values.length <= bucket) this.values.push(0);
+    this.values[bucket]! += n;
   }
-  max(second: number, n: number): void {
-    while (this.values.length <= second) this.values.push(0);
-    if (n > this.values[second]!) this.values[second] = n;
+  max(bucket: number, n: number): void {
+    while (this.values.length <= bucket) this.values.push(0);
+    if (n > this.values[bucket]!) this.values[bucket] = n;
   }
-  at(second: number): number {
-    return this.values[second] ?? 0;
+  at(bucket: number): number {
+    return this.values[bucket] ?? 0;
   }
 }
 

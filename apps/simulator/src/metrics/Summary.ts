@@ -135,12 +135,10 @@ function shareOfServable(rec: Recorder, f: RunFacts): number | null {
   return servable > 0 ? roundTo(accepted / servable) : null;
 }
 
-function attemptedOverServable(rec: Recorder, f: RunFacts, seconds: number): number | null {
+function attemptedOverServable(series: readonly SeriesPoint[], rec: Recorder, f: RunFacts): number | null {
   if (f.outageEndMs === null || rec.firstSuccessAfter === null) return null;
   let worst = 0;
-  for (let s = Math.floor(rec.firstSuccessAfter / 1000); s < seconds; s++) {
-    const servable = rec.servable.at(s);
-    const attempts = rec.attemptsIn(s);
+  for (const { attempts, servable } of series.slice(Math.floor(rec.firstSuccessAfter / 1000))) {
     if (attempts === 0) continue;
     // a second the provider could serve nothing in counts as serving one call (finite in JSON)
     worst = Math.max(worst, attempts / Math.max(1, servable));
@@ -244,7 +242,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     localOpensAfterOutage: localOpens,
     acceptedShareOfServable: shareOfServable(rec, f),
     acceptedLatencyP95Ms: p95(rec.acceptedLatencies), // collected from the outage's end only
-    maxAttemptedOverServable: attemptedOverServable(rec, f, seconds),
+    maxAttemptedOverServable: attemptedOverServable(series, rec, f),
     wastedCalls: f.wastedCalls,
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,
     shedWork: rec.shedWork,
