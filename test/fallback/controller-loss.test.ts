@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are JSON of any shape */
 // The controller process is SIGKILLed in the middle of a ramp while 100 real SDK instances in three
-// regions call a loopback provider through it; 6 s later a new controller process starts on the same
+// regions call a loopback provider through it; 8 s later a new controller process starts on the same
 // Postgres and Redis. While it is gone the instances run FALLBACK: the provider sees no more from a
 // region than its preallocated share, no instance calls faster than its last allowance (plus, for a
 // probe owner, its part of the share), and once control returns the ramp completes; the controller
@@ -23,13 +23,15 @@ import { ADMIN_TOKEN, startReplicas, type ReplicaSet } from '../recovery/support
 
 const INTERVAL_MS = 500;
 const TTL_MS = 2000;
-const LOSS_MS = 6000;
+// long enough that each region's owners, paced from nothing after the last allowance, probe within
+// the quiet window for sure (5.5 s at 2/s a region), not only on average
+const LOSS_MS = 8000;
 const GROUP = 'fallback-fleet';
 const DEPENDENCY = 'fallback-llm';
 const INSTANCES = 100;
 const REGIONS = ['eu-west', 'us-east', 'ap-south'];
-/** the pool's fallback budget: 1.2/s per region, 0.6/s per probe owner */
-const FALLBACK = { ratePerSec: 3.6, ownersPerRegion: 2 };
+/** the pool's fallback budget: 2/s per region, 1/s per probe owner */
+const FALLBACK = { ratePerSec: 6, ownersPerRegion: 2 };
 const ENV = {
   RECLOSER_HEARTBEAT_INTERVAL_MS: String(INTERVAL_MS),
   RECLOSER_HEARTBEAT_TTL_MS: String(TTL_MS),
@@ -169,7 +171,7 @@ describe('the controller killed in the middle of a ramp (100 SDK instances, 3 re
     }
     // no instance called faster than the allowances it held (each valid for its validForMs, with the
     // one announced as `next` taking over at its inMs) plus, as a probe owner, its part of the region
-    // share (0.6/s, paced from nothing)
+    // share (1/s, paced from nothing)
     for (let i = 0; i < INSTANCES; i++) {
       const id = `w${i}`;
       const held = (plans.get(id) ?? []).filter((p) => p.at >= killedAt - TTL_MS - INTERVAL_MS);

@@ -274,7 +274,14 @@ describe('RecloserModule in a NestJS worker app', () => {
         (s) => s === 'paused',
         { attempts: 20, everyMs: 50 },
       );
-      expect(loop.refused).toBeGreaterThan(0);
+      // the loop may be in its 50 ms pause when the state turns: its next call is the one refused
+      expect(
+        await pollUntil(
+          async () => loop.refused,
+          (n) => n > 0,
+          { attempts: 40, everyMs: 50 },
+        ),
+      ).toBeGreaterThan(0);
 
       // the provider answers again, slowly: after the cooldown this instance gets the token and probes
       provider.mode = 'slow';
