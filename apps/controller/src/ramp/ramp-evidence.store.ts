@@ -28,7 +28,7 @@ const KEEP_MS = 30 * 60_000;
  * ARGV: keep ms, windows kept per figure, and the windows as one JSON array (one argument: an
  * argument per figure cost the replica more than the script), each [instance, at, step key index,
  * stepSince, has attempts ('1'/'0'), attempts, successes, rate limited, latency, ttft, queue age
- * entries ('' for none)], every figure a string. A window counts when the previous time is strictly
+ * entries ('' for none), timed out], every figure a string. A window counts when the previous time is strictly
  * after stepSince and it has attempts (core countsTowardStep). Returns 1/0 per window, in order.
  */
 const ADD_WINDOWS = new LuaScript(`
@@ -48,6 +48,7 @@ for _, w in ipairs(windows) do
     redis.call('HINCRBY', step, 'attempts', w[6])
     redis.call('HINCRBY', step, 'successes', w[7])
     redis.call('HINCRBY', step, 'rateLimited', w[8])
+    redis.call('HINCRBY', step, 'timedOut', w[12])
     touched[step] = true
     for f = 1, 3 do
       local value = w[8 + f]
@@ -189,6 +190,7 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
             entry(delta.latency),
             entry(delta.ttft),
             entry(delta.queueAge),
+            String(delta.timedOut),
           ]);
         }
         const args = [KEEP_MS, MAX_STEP_WINDOWS, JSON.stringify(windows)];
@@ -240,6 +242,9 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
       attempts: Number(counts.attempts ?? 0),
       successes: Number(counts.successes ?? 0),
       rateLimited: Number(counts.rateLimited ?? 0),
+      // absent from a step that has counts: written before timeouts were counted, so unknown (NaN),
+      // and no shedding is learned from it (ramp/Shedding.ts)
+      timedOut: counts.attempts === undefined ? 0 : Number(counts.timedOut ?? NaN),
       latency: parse(latency),
       ttft: parse(ttft),
       queueAge: parse(queueAge),

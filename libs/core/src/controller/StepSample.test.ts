@@ -15,12 +15,14 @@ const window = (
   successes: number,
   latencyP95Ms: number | null,
   rateLimited = 0,
+  timedOut = 0,
 ): Evidence => {
   const e = emptyEvidence();
   e.attempts = attempts;
   e.successes = successes;
   e.byClass.rate_limited = rateLimited;
-  e.byClass.overload = attempts - successes - rateLimited;
+  e.byClass.network = timedOut;
+  e.byClass.overload = attempts - successes - rateLimited - timedOut;
   e.latencyP95Ms = latencyP95Ms;
   return e;
 };
@@ -75,15 +77,16 @@ describe('combineWindowPercentiles', () => {
 });
 
 describe('step windows', () => {
-  it('sums counts across instances and combines the p95s weighted by attempts', () => {
+  it('sums counts across instances (timeouts apart from other failures) and combines the p95s weighted by attempts', () => {
     const step = emptyStepWindows();
     addEvidenceWindow(step, window(10, 9, 200, 1));
-    addEvidenceWindow(step, window(30, 30, 100));
+    addEvidenceWindow(step, window(30, 27, 100, 0, 2));
     addEvidenceWindow(step, window(0, 0, 50_000)); // no attempts: says nothing
     expect(stepSample(step)).toEqual({
       attempts: 40,
-      successes: 39,
+      successes: 36,
       rateLimited: 1,
+      timedOut: 2,
       latencyP95Ms: 200,
       ttftP95Ms: null,
       queueAgeMs: null,
@@ -95,6 +98,7 @@ describe('step windows', () => {
       attempts: 0,
       successes: 0,
       rateLimited: 0,
+      timedOut: 0,
       latencyP95Ms: null,
       ttftP95Ms: null,
       queueAgeMs: null,

@@ -34,13 +34,15 @@ export interface StepWindows {
   attempts: number;
   successes: number;
   rateLimited: number;
+  /** calls that timed out or never reached the provider (evidence class `network`) */
+  timedOut: number;
   latency: WindowPercentile[];
   ttft: WindowPercentile[];
   queueAge: WindowPercentile[];
 }
 
 export function emptyStepWindows(): StepWindows {
-  return { attempts: 0, successes: 0, rateLimited: 0, latency: [], ttft: [], queueAge: [] };
+  return { attempts: 0, successes: 0, rateLimited: 0, timedOut: 0, latency: [], ttft: [], queueAge: [] };
 }
 
 /** Windows kept per figure: the newest matter most (the controller trims its Redis lists the same). */
@@ -70,6 +72,7 @@ export function addEvidenceWindow(step: StepWindows, e: Evidence): void {
   step.attempts += weight;
   step.successes += Math.round(e.successes);
   step.rateLimited += Math.round(e.byClass.rate_limited);
+  step.timedOut += Math.round(e.byClass.network);
   const push = (list: WindowPercentile[], value: number | null): void => {
     if (value === null || !Number.isFinite(value)) return;
     list.push({ value, weight });
@@ -86,6 +89,7 @@ export function stepSample(step: StepWindows): RampSample {
     attempts: step.attempts,
     successes: step.successes,
     rateLimited: step.rateLimited,
+    timedOut: step.timedOut,
     latencyP95Ms: combineWindowPercentiles(step.latency),
     ttftP95Ms: combineWindowPercentiles(step.ttft),
     queueAgeMs: combineWindowPercentiles(step.queueAge),

@@ -33,6 +33,7 @@ import {
   topLevel,
 } from '../ramp/RampLevel.js';
 import { stepBudget } from '../ramp/Allowance.js';
+import { learnShedding, sheddingThresholds } from '../ramp/Shedding.js';
 import { describeLoad, stepLoad, type ClassLoad } from '../ramp/StepLoad.js';
 import type { GlobalState, TrafficClass } from '../wire.js';
 import { GLOBAL_STATE_VERSION } from './StateVersion.js';
@@ -102,6 +103,17 @@ export interface GlobalBreakerState {
    * Absent in states stored before it existed (read as null).
    */
   quorumQuietUntil?: number | null;
+  /**
+   * learned, kept across recoveries: the provider sheds cleanly (ramp/Shedding.ts), so levels are
+   * judged by its errors first and by latency only far above the lowest. Absent in states stored
+   * before it existed (read as false).
+   */
+  shedsCleanly?: boolean;
+  /**
+   * set while RAMPING: the level at which the provider shed quickly in this recovery, awaiting a
+   * clean level to confirm that it sheds cleanly. Absent in states stored before it existed (null).
+   */
+  shedSeenLevel?: number | null;
 }
 
 export type TransitionActor = 'quorum' | 'cooldown' | 'probe' | 'ramp' | 'operator';
@@ -208,6 +220,7 @@ const NO_RAMP = {
   settled: false,
   drainingUntil: null,
   drainTo: null,
+  shedSeenLevel: null,
 } as const;
 
 /** Every field of a CLOSED breaker but its epoch: no ramp, no cooldown, no count of failures. */
@@ -231,6 +244,7 @@ export function initialGlobalState(now: number): GlobalBreakerState {
     epoch: 0,
     sustainedLevel: null,
     quorumQuietUntil: null,
+    shedsCleanly: false,
   };
 }
 
@@ -369,7 +383,8 @@ export function onTick(s: GlobalBreakerState, input: TickInput): Decision {
   return unchanged(s);
 }
 
-function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: TickInput): Decision {
+function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }: TickInput): Decision {
+  let s = stored;
   const { ramp } = pool;
   const top = topLevel(ramp);
   const level = currentLevel(s, pool)!;
@@ -415,7 +430,21 @@ function rampTick(s: GlobalBreakerState, { now, rng, pool, sample, demand }: Tic
   if (!sample) return unchanged(s);
   const latency = sample.latencyP95Ms;
   const ratio = latencyRatio(latency, s.baselineLatencyMs);
-  const gates = inflationGate(explainGates(sample, ramp.gates, ramp.minSample), ratio, ramp.latencyInflation);
+  const judgedBy = sheddingThresholds(ramp.gates, ramp.latencyInflation, s.shedsCleanly === true);
+  const gates = inflationGate(
+    explainGates(sample, judgedBy.gates, ramp.minSample),
+    ratio,
+    judgedBy.latencyInflation,
+  );
+  // what the provider did with this level's errors: learned before any move, so the move carries it
+  const shedding = { shedsCleanly: s.shedsCleanly === true, shedSeenLevel: s.shedSeenLevel ?? null };
+  const shedLearned = learnShedding(shedding, {
+    level,
+    sample,
+    outcome: gates.outcome,
+    windowOver: now >= stepSince + judgingWindowMs(s, ramp.dwellMs),
+  });
+  if (shedLearned !== shedding) s = { ...s, ...shedLearned };
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
     next,
     transitions: [

@@ -45,6 +45,8 @@ describe('upgradeGlobalState', () => {
       failedLevel: null,
       baselineLatencyMs: null,
       sustainedLevel: null,
+      shedsCleanly: false,
+      shedSeenLevel: null,
       v: GLOBAL_STATE_VERSION,
     });
     expect(Object.keys(s).sort()).toEqual(Object.keys(initialGlobalState(0)).sort());

@@ -3,6 +3,7 @@
 // the lifecycle functions only ever see the current shape. Versions:
 //   1: states stored before `v` existed; drainingUntil and quorumQuietUntil may be absent.
 //   2: `v` written on every save; every field present.
+//   (3 later gained shedsCleanly and shedSeenLevel, read as false and null where absent.)
 //   3: the ramp is a level (fraction of capacity) found by the ramp, not an index into pool steps:
 //      level, heldLevel, failedLevel, baselineLatencyMs, sustainedLevel replace heldAtStep, ceiling
 //      and lastPassedStep. A version-2 RAMPING state resumes at the pool's start level.
@@ -39,6 +40,8 @@ export function upgradeGlobalState(raw: unknown): GlobalBreakerState {
     drainingUntil: stored.drainingUntil ?? null,
     drainTo: stored.drainTo ?? null,
     quorumQuietUntil: stored.quorumQuietUntil ?? null,
+    shedsCleanly: stored.shedsCleanly ?? false,
+    shedSeenLevel: stored.shedSeenLevel ?? null,
     // v2 → v3: the ramp's level and what it found (a v2 ramp resumes at the start level)
     level: stored.level ?? null,
     heldLevel: stored.heldLevel ?? null,

@@ -10,6 +10,8 @@ export interface RampSample {
   attempts: number;
   successes: number;
   rateLimited: number;
+  /** calls that timed out or never reached the provider; absent = not counted (ramp/Shedding.ts learns nothing then) */
+  timedOut?: number;
   latencyP95Ms: number | null;
   ttftP95Ms: number | null;
   queueAgeMs: number | null;
@@ -35,7 +37,15 @@ export interface GateFigures {
 }
 
 export function emptySample(): RampSample {
-  return { attempts: 0, successes: 0, rateLimited: 0, latencyP95Ms: null, ttftP95Ms: null, queueAgeMs: null };
+  return {
+    attempts: 0,
+    successes: 0,
+    rateLimited: 0,
+    timedOut: 0,
+    latencyP95Ms: null,
+    ttftP95Ms: null,
+    queueAgeMs: null,
+  };
 }
 
 /** The gates a sample's figures do not hold (also what a receipt verifier re-derives from the log). */
