@@ -536,6 +536,59 @@ describe('RAMPING: finding the limit', () => {
   });
 });
 
+describe('RAMPING: a provider that sheds cleanly (ramp/Shedding.ts)', () => {
+  // samples that count their timeouts (`good` does not, so nothing else here learns shedding)
+  const counted: RampSample = { ...good, attempts: 100, successes: 100, timedOut: 0 };
+  const shedding: RampSample = { ...counted, successes: 96 }; // 4 quick errors: passes the 95 % gate
+
+  /** ramping at 0.09 (0.03 held), the provider sheds there, and the next level confirms it */
+  function learned(): GlobalBreakerState {
+    const s = climbTo(ramping(0), 2);
+    expect(s.level).toBeCloseTo(0.09, 10);
+    const seen = pass(s, shedding);
+    expect(seen.next).toMatchObject({ shedsCleanly: false, shedSeenLevel: s.level });
+    expect(seen.next.level).toBeGreaterThan(s.level!); // it passed: the ramp grew
+    const confirmed = pass(seen.next, counted).next;
+    expect(confirmed).toMatchObject({ shedsCleanly: true, shedSeenLevel: null });
+    return confirmed;
+  }
+
+  it('learned, a level is judged by errors first: 3.5× the lowest p95 passes, 97 % success degrades', () => {
+    const s = learned();
+    const queued = pass(s, { ...counted, latencyP95Ms: 700 });
+    // held (saturated: the growth is spent at 2×, so it settles there), not degraded
+    expect(queued.next).toMatchObject({ level: s.level, heldLevel: s.level, settled: true });
+    expect(queued.transitions[0]!.figures.gates!.failed).toEqual([]);
+    const knee = pass(s, { ...counted, successes: 97 });
+    expect(knee.next.level).toBeLessThan(s.level!);
+    expect(knee.transitions[0]!.figures.gates!.failed).toEqual(['successRate']);
+    // not learned, the same latency degrades and the same errors pass
+    const plain = climbTo(ramping(0), 3);
+    expect(plain.shedsCleanly).toBe(false);
+    expect(pass(plain, { ...counted, latencyP95Ms: 700 }).transitions[0]!.figures.gates!.failed).toEqual([
+      'latencyInflation',
+    ]);
+    expect(pass(plain, { ...counted, successes: 97 }).next.level).toBeGreaterThan(plain.level!);
+  });
+
+  it('quick errors with one timeout among them teach nothing', () => {
+    const s = climbTo(ramping(0), 2);
+    const seen = pass(s, { ...shedding, timedOut: 1 }).next;
+    expect(seen.shedSeenLevel).toBeNull();
+    expect(pass(seen, counted).next.shedsCleanly).toBe(false);
+  });
+
+  it('is kept across recoveries (closing keeps it, the pending evidence does not outlive its ramp); a collapse forgets it', () => {
+    const s = learned();
+    const closed = applyOperatorAction(s, 'force_close', '', s.stepSince! + 1, pool, rng(), 1000).next;
+    expect(closed).toMatchObject({ state: 'closed', shedsCleanly: true, shedSeenLevel: null });
+    const reopened = onQuorum(closed, reached, closed.since + 10_000, pool, rng()).next;
+    expect(reopened.shedsCleanly).toBe(true);
+    const collapse = tick(s, s.stepSince! + 1, { ...counted, successes: 10 });
+    expect(collapse.next).toMatchObject({ shedsCleanly: false, shedSeenLevel: null });
+  });
+});
+
 describe('RAMPING: the learned level sizes the next recovery', () => {
   it('grows ×growth up to the learned level (not past it in one move), ×probeGrowth above it', () => {
     const s = { ...ramping(0), sustainedLevel: 0.05 };
