@@ -28,8 +28,9 @@ const KEEP_MS = 30 * 60_000;
  * ARGV: keep ms, windows kept per figure, and the windows as one JSON array (one argument: an
  * argument per figure cost the replica more than the script), each [instance, at, step key index,
  * stepSince, has attempts ('1'/'0'), attempts, successes, rate limited, latency, ttft, queue age
- * entries ('' for none), timed out], every figure a string. A window counts when the previous time is strictly
- * after stepSince and it has attempts (core countsTowardStep). Returns 1/0 per window, in order.
+ * entries ('' for none), timed out], every figure a string. A window counts when the previous time
+ * is strictly after stepSince and it has attempts (core countsTowardStep). Returns 1/0 per window,
+ * in order.
  */
 const ADD_WINDOWS = new LuaScript(`
 local keep = tonumber(ARGV[1])

@@ -561,13 +561,16 @@ describe('RAMPING: a provider that sheds cleanly (ramp/Shedding.ts)', () => {
     expect(queued.transitions[0]!.figures.gates!.failed).toEqual([]);
     const knee = pass(s, { ...counted, successes: 97 });
     expect(knee.next.level).toBeLessThan(s.level!);
-    expect(knee.transitions[0]!.figures.gates!.failed).toEqual(['successRate']);
+    expect(knee.transitions[0]!.figures).toMatchObject({
+      shedsCleanly: true,
+      gates: { failed: ['successRate'] },
+    });
     // not learned, the same latency degrades and the same errors pass
     const plain = climbTo(ramping(0), 3);
     expect(plain.shedsCleanly).toBe(false);
-    expect(pass(plain, { ...counted, latencyP95Ms: 700 }).transitions[0]!.figures.gates!.failed).toEqual([
-      'latencyInflation',
-    ]);
+    const inflated = pass(plain, { ...counted, latencyP95Ms: 700 }).transitions[0]!.figures;
+    expect(inflated.gates!.failed).toEqual(['latencyInflation']);
+    expect(inflated.shedsCleanly).toBeUndefined();
     expect(pass(plain, { ...counted, successes: 97 }).next.level).toBeGreaterThan(plain.level!);
   });
 

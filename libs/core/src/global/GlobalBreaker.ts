@@ -141,6 +141,8 @@ export interface TransitionFigures {
   failedLevel?: number | null;
   sustainedLevel?: number | null;
   nextStepUpAfter?: number | null;
+  /** a ramp move judged as for a provider that sheds cleanly (ramp/Shedding.ts); absent otherwise */
+  shedsCleanly?: boolean;
   /**
    * a ramp move: the recovery's lowest p95 (ms) and the judged p95 over it (over LATENCY_FLOOR_MS
    * when the lowest is under that), what latencyInflation and the growth read
@@ -454,6 +456,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
         level: next.level,
         failedLevel: next.failedLevel,
         sustainedLevel: next.sustainedLevel,
+        ...(next.shedsCleanly === true ? { shedsCleanly: true } : {}),
         ...extra,
       }),
     ],

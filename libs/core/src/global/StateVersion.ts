@@ -3,10 +3,10 @@
 // the lifecycle functions only ever see the current shape. Versions:
 //   1: states stored before `v` existed; drainingUntil and quorumQuietUntil may be absent.
 //   2: `v` written on every save; every field present.
-//   (3 later gained shedsCleanly and shedSeenLevel, read as false and null where absent.)
 //   3: the ramp is a level (fraction of capacity) found by the ramp, not an index into pool steps:
 //      level, heldLevel, failedLevel, baselineLatencyMs, sustainedLevel replace heldAtStep, ceiling
-//      and lastPassedStep. A version-2 RAMPING state resumes at the pool's start level.
+//      and lastPassedStep. A version-2 RAMPING state resumes at the pool's start level. Later
+//      gained shedsCleanly and shedSeenLevel (optional: read as false and null where absent).
 import type { GlobalState } from '../wire.js';
 import type { GlobalBreakerState } from './GlobalBreaker.js';
 
