@@ -48,6 +48,24 @@ describe('RampEvidenceStore', () => {
     expect(sample).toMatchObject({ attempts: 14, successes: 13 });
   });
 
+  it('counts timeouts apart; a step whose counts were written before timeouts were counted reads them as not counted', async () => {
+    const step = { breakerId: 'b9', epoch: 1, step: 2, stepSince: 30_000 };
+    const timedOut = window(10, 6);
+    timedOut.byClass.overload = 1;
+    timedOut.byClass.network = 3;
+    expect(await store.add(step, { instanceId: 'i1', at: 30_500 }, window(1, 1))).toBe(false);
+    expect(await store.add(step, { instanceId: 'i1', at: 31_500 }, timedOut)).toBe(true);
+    expect(await store.sample(step)).toMatchObject({ attempts: 10, successes: 6, timedOut: 3 });
+    // the same counts as an older controller wrote them: no timeout field in the step's hash
+    const older = { ...step, breakerId: 'b10' };
+    expect(await store.add(older, { instanceId: 'i1', at: 30_500 }, window(1, 1))).toBe(false);
+    expect(await store.add(older, { instanceId: 'i1', at: 31_500 }, timedOut)).toBe(true);
+    expect(await redis.hdel(`${prefix}:ramp:b10:1:2:30000`, 'timedOut')).toBe(1);
+    const sample = await store.sample(older);
+    expect(sample).toMatchObject({ attempts: 10, successes: 6 });
+    expect('timedOut' in sample).toBe(false);
+  });
+
   it('never counts the first window of an instance it has not seen before, and keeps instances apart', async () => {
     const step = { breakerId: 'b2', epoch: 3, step: 0, stepSince: 50_000 };
     expect(await store.add(step, { instanceId: 'new', at: 60_000 }, window(5, 5))).toBe(false);

@@ -239,17 +239,20 @@ export class RampEvidenceStore implements StepEvidenceStore, BeforeApplicationSh
       this.redis.lrange(`${key}:ttft`, 0, -1),
       this.redis.lrange(`${key}:queueAge`, 0, -1),
     ]);
-    return stepSample({
+    const sample = stepSample({
       attempts: Number(counts.attempts ?? 0),
       successes: Number(counts.successes ?? 0),
       rateLimited: Number(counts.rateLimited ?? 0),
-      // absent from a step that has counts: written before timeouts were counted, so unknown (NaN),
-      // and no shedding is learned from it (ramp/Shedding.ts)
-      timedOut: counts.attempts === undefined ? 0 : Number(counts.timedOut ?? NaN),
+      timedOut: Number(counts.timedOut ?? 0),
       latency: parse(latency),
       ttft: parse(ttft),
       queueAge: parse(queueAge),
     });
+    if (counts.attempts === undefined || counts.timedOut !== undefined) return sample;
+    // counts written before timeouts were counted: leave them uncounted (RampSample.timedOut absent),
+    // so no shedding is learned from them (ramp/Shedding.ts)
+    const { timedOut: _uncounted, ...uncounted } = sample;
+    return uncounted;
   }
 }
 

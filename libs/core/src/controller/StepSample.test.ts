@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptyEvidence } from '../outcome/Outcome.js';
+import { emptySample } from '../ramp/Gates.js';
 import type { Evidence } from '../wire.js';
 import {
   addEvidenceWindow,
@@ -94,15 +95,7 @@ describe('step windows', () => {
   });
 
   it('starts empty', () => {
-    expect(stepSample(emptyStepWindows())).toEqual({
-      attempts: 0,
-      successes: 0,
-      rateLimited: 0,
-      timedOut: 0,
-      latencyP95Ms: null,
-      ttftP95Ms: null,
-      queueAgeMs: null,
-    });
+    expect(stepSample(emptyStepWindows())).toEqual(emptySample());
   });
 });
 

@@ -70,11 +70,26 @@ export function collapsedSuccessRate(
   return successRate < gates.minSuccessRate / 2;
 }
 
-/** Judges a sample against the gates and says why. */
-export function explainGates(sample: RampSample, gates: GateThresholds, minSample: number): GateFigures {
+/**
+ * A sample's calls the provider answered (its attempts but the 429s, which say it is rate limiting,
+ * not failing) and how many of those did not succeed.
+ */
+export function answeredCalls(sample: Pick<RampSample, 'attempts' | 'successes' | 'rateLimited'>): {
+  attempts: number;
+  rateLimited: number;
+  answered: number;
+  failures: number;
+} {
   const attempts = Math.max(0, sample.attempts);
   const rateLimited = Math.min(Math.max(0, sample.rateLimited), attempts);
   const answered = attempts - rateLimited;
+  const failures = Math.max(0, answered - Math.max(0, sample.successes));
+  return { attempts, rateLimited, answered, failures };
+}
+
+/** Judges a sample against the gates and says why. */
+export function explainGates(sample: RampSample, gates: GateThresholds, minSample: number): GateFigures {
+  const { attempts, rateLimited, answered } = answeredCalls(sample);
   const successRate = answered > 0 ? Math.min(1, Math.max(0, sample.successes) / answered) : 1;
   const rate429 = attempts > 0 ? rateLimited / attempts : 0;
   const failed = failedGates({ ...sample, successRate, rate429 }, gates);

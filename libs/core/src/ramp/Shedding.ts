@@ -13,7 +13,7 @@
 // - a collapse forgets it (and any evidence pending): a provider that collapses does not shed cleanly.
 // Learned once, it is kept across recoveries, like the learned capacity.
 import type { GateThresholds } from '../pool/PoolConfig.js';
-import type { GateOutcome, RampSample } from './Gates.js';
+import { answeredCalls, type GateOutcome, type RampSample } from './Gates.js';
 
 export const SHED_MIN_FAILURES = 3;
 export const SHED_MIN_FAILURE_SHARE = 0.02;
@@ -51,8 +51,7 @@ export interface ShedObservation {
 /** A few answered calls failed, none by timing out, and the level did not collapse. */
 export function shedQuickly(o: Pick<ShedObservation, 'sample' | 'outcome'>): boolean {
   if (o.outcome === 'collapse' || o.outcome === 'insufficient') return false;
-  const answered = o.sample.attempts - o.sample.rateLimited;
-  const failures = answered - o.sample.successes;
+  const { answered, failures } = answeredCalls(o.sample);
   return (
     // a sample that does not count its timeouts proves nothing
     o.sample.timedOut === 0 &&
@@ -67,8 +66,7 @@ export function learnShedding(s: SheddingState, o: ShedObservation): SheddingSta
   if (o.outcome === 'collapse') return s.shedsCleanly || s.shedSeenLevel !== null ? NO_SHEDDING : s;
   if (s.shedsCleanly) return s;
   if (s.shedSeenLevel === null) return shedQuickly(o) ? { shedsCleanly: false, shedSeenLevel: o.level } : s;
-  const answered = o.sample.attempts - o.sample.rateLimited;
-  const clean = o.outcome === 'pass' && o.sample.successes >= answered;
+  const clean = o.outcome === 'pass' && answeredCalls(o.sample).failures === 0;
   if (clean && o.windowOver && o.level >= SHED_CONFIRM_SHARE * s.shedSeenLevel)
     return { shedsCleanly: true, shedSeenLevel: null };
   return s;
