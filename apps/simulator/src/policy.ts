@@ -1,70 +1,167 @@
-// npm run policy -- [--seeds 1,3,7] [--oracle] [--markdown FILE] [--json FILE]
+// npm run policy -- [--seeds 1,3,7|1-13] [--strategies …] [--scenarios S2] [--providers collapse]
+//                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE]   (--help: policyArgs.ts)
 // Issue 13's matrix: S1 with 45, 60 and 75 s outages and S2 with the provider back at 10, 20 and 35 %,
-// on both provider models, every strategy; prints (and writes) accepted share of servable per run,
-// recloser's re-trips, budget overruns and max attempts/servable. Shows progress (minutes at full size).
+// on both provider models; prints (and writes) every strategy's accepted share of servable per run,
+// recloser's re-trips, budget overruns and max attempts/servable, p95 latencies, then a summary per
+// cell with the runs that meet the issue's bar and why the others do not (metrics/Bar.ts). Shows
+// progress (minutes at full size). --jobs runs simulations side by side in worker threads; every
+// run is a pure function of its seed, so the tables are the same at any --jobs.
 // --oracle adds a yardstick column: the best share any fixed share of the provider's capacity,
 // read off the simulated provider, reaches in that run (strategies/oracle.ts); it about doubles the time.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { StrategyFigures } from './metrics/Summary.js';
-import { PROVIDER_MODELS, serviceTimeMs } from './provider/Provider.js';
+import { parsePolicyArgs, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
+import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { progressBar } from './report/progress.js';
+import { summaryLines, type PolicyRow } from './report/policySummary.js';
 import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
 import { S2 } from './scenarios/S2.js';
 import { STRATEGIES } from './strategies/index.js';
 import { ORACLES } from './strategies/oracle.js';
 
-interface Row {
-  provider: string;
-  scenario: string;
-  level: string;
+/** The figures a row keeps of each strategy (the per-second series stay in the worker). */
+type RowFigures = Pick<
+  StrategyFigures,
+  | 'acceptedShareOfServable'
+  | 'retripsAfterRecovery'
+  | 'maxAttemptedOverServable'
+  | 'acceptedLatencyP95Ms'
+  | 'budgetViolations'
+  | 'wastedCalls'
+>;
+interface Row extends PolicyRow {
+  figures: Record<string, RowFigures>;
+}
+
+/** One run of the matrix, as plain data (it crosses to a worker thread). */
+interface RunSpec {
   seed: number;
-  figures: Record<string, StrategyFigures>;
+  provider: ProviderModel;
+  scenario: PolicyScenario;
+  level: string;
+  outageS?: number;
+  capacity?: number;
+  /** strategy names; null = every strategy the scenario compares */
+  strategies: string[] | null;
 }
 
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
+const SCENARIOS = { S1, S2 } as const;
+const KNOWN = [...STRATEGIES, ...ORACLES];
+
+async function runOne(spec: RunSpec, onProgress?: (fraction: number) => void): Promise<Row> {
+  const strategies = spec.strategies?.map((n) => KNOWN.find((s) => s.name === n)!);
+  const result = await runScenario(SCENARIOS[spec.scenario], {
+    seed: spec.seed,
+    provider: spec.provider,
+    ...(spec.outageS !== undefined ? { outageS: spec.outageS } : {}),
+    ...(spec.capacity !== undefined ? { capacity: spec.capacity } : {}),
+    ...(strategies ? { strategies } : {}),
+    ...(onProgress ? { onProgress: (_label: string, f: number) => onProgress(f) } : {}),
+  });
+  const figures: Record<string, RowFigures> = {};
+  for (const c of result.sizes[0]!.columns)
+    if (c.figures)
+      figures[c.name] = {
+        acceptedShareOfServable: c.figures.acceptedShareOfServable,
+        retripsAfterRecovery: c.figures.retripsAfterRecovery,
+        maxAttemptedOverServable: c.figures.maxAttemptedOverServable,
+        acceptedLatencyP95Ms: c.figures.acceptedLatencyP95Ms,
+        budgetViolations: c.figures.budgetViolations,
+        wastedCalls: c.figures.wastedCalls,
+      };
+  return { provider: spec.provider, scenario: spec.scenario, level: spec.level, seed: spec.seed, figures };
 }
 
+const describeRun = (s: RunSpec): string => `${s.provider} ${s.scenario} ${s.level} seed ${s.seed}`;
 const pct = (v: number | null | undefined): string => (v == null ? '-' : `${(v * 100).toFixed(1)} %`);
 
+/** Runs the specs in `jobs` worker threads, a line on stderr as each finishes; rows in spec order. */
+function runInWorkers(specs: RunSpec[], jobs: number): Promise<Row[]> {
+  return new Promise((resolve, reject) => {
+    const rows: Row[] = new Array<Row>(specs.length);
+    let next = 0;
+    let finished = 0;
+    const workers: Worker[] = [];
+    const fail = (err: unknown): void => {
+      for (const w of workers) void w.terminate();
+      reject(err instanceof Error ? err : new Error(String(err)));
+    };
+    const feed = (w: Worker): void => {
+      if (next < specs.length) {
+        w.postMessage({ index: next, spec: specs[next] });
+        next += 1;
+      } else void w.terminate();
+    };
+    for (let k = 0; k < Math.min(jobs, specs.length); k++) {
+      const w = new Worker(new URL(import.meta.url), { workerData: { policyWorker: true } });
+      workers.push(w);
+      w.on('message', (m: { index: number; row?: Row; error?: string }) => {
+        if (m.error !== undefined || !m.row)
+          return fail(new Error(`${describeRun(specs[m.index]!)}: ${m.error}`));
+        rows[m.index] = m.row;
+        finished += 1;
+        process.stderr.write(
+          `[${finished}/${specs.length}] ${describeRun(specs[m.index]!)}: recloser ${pct(m.row.figures.recloser?.acceptedShareOfServable)}\n`,
+        );
+        if (finished === specs.length) {
+          for (const x of workers) void x.terminate();
+          resolve(rows);
+        } else feed(w);
+      });
+      w.on('error', fail);
+      feed(w);
+    }
+  });
+}
+
 async function main(): Promise<void> {
-  const seeds = (flag('--seeds') ?? '7').split(',').map(Number);
-  const withOracle = process.argv.includes('--oracle');
-  const runs = seeds.flatMap((seed) =>
-    PROVIDER_MODELS.flatMap((provider) => [
-      ...[45, 60, 75].map((o) => ({ seed, provider, scenario: S1, level: `${o} s`, opts: { outageS: o } })),
-      ...[0.1, 0.2, 0.35].map((c) => ({
+  const args = parsePolicyArgs(process.argv.slice(2));
+  if (args.help) {
+    console.log(POLICY_USAGE);
+    return;
+  }
+  for (const n of args.strategies ?? [])
+    if (!KNOWN.some((s) => s.name === n))
+      throw new Error(`--strategies: unknown strategy ${n} (known: ${KNOWN.map((s) => s.name).join(', ')})`);
+  const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
+  const strategies = names && args.oracle ? [...names, ...ORACLES.map((o) => o.name)] : names;
+  const specs: RunSpec[] = args.seeds.flatMap((seed) =>
+    args.providers.flatMap((provider) => [
+      ...(args.scenarios.includes('S1') ? [45, 60, 75] : []).map((o): RunSpec => ({
         seed,
         provider,
-        scenario: S2,
+        scenario: 'S1',
+        level: `${o} s`,
+        outageS: o,
+        strategies,
+      })),
+      ...(args.scenarios.includes('S2') ? [0.1, 0.2, 0.35] : []).map((c): RunSpec => ({
+        seed,
+        provider,
+        scenario: 'S2',
         level: `${c * 100} %`,
-        opts: { capacity: c },
+        capacity: c,
+        strategies,
       })),
     ]),
   );
-  const rows: Row[] = [];
-  for (const [i, r] of runs.entries()) {
-    const bar = progressBar(
-      `[${i + 1}/${runs.length}] ${r.provider} ${r.scenario.id} ${r.level} seed ${r.seed}`.padEnd(44),
-    );
-    const result = await runScenario(r.scenario, {
-      seed: r.seed,
-      provider: r.provider,
-      ...r.opts,
-      ...(withOracle ? { strategies: [...STRATEGIES, ...ORACLES] } : {}),
-      onProgress: (_label, f) => bar.update(f),
-    });
-    bar.done();
-    const figures: Record<string, StrategyFigures> = {};
-    for (const c of result.sizes[0]!.columns) if (c.figures) figures[c.name] = c.figures;
-    rows.push({ provider: r.provider, scenario: r.scenario.id, level: r.level, seed: r.seed, figures });
+  let rows: Row[];
+  if (args.jobs > 1) rows = await runInWorkers(specs, args.jobs);
+  else {
+    rows = [];
+    for (const [i, spec] of specs.entries()) {
+      const bar = progressBar(`[${i + 1}/${specs.length}] ${describeRun(spec)}`.padEnd(44));
+      rows.push(await runOne(spec, (f) => bar.update(f)));
+      bar.done();
+    }
   }
+
   const oracleNames = new Set(ORACLES.map((o) => o.name));
   const isOracle = (n: string): boolean => oracleNames.has(n);
-  const names = Object.keys(rows[0]!.figures).filter((n) => !isOracle(n));
+  const columns = Object.keys(rows[0]!.figures).filter((n) => !isOracle(n));
   /** the oracle share that served the most in this run, e.g. "94.9 % (oracle-96)" */
   const oracleBest = (r: Row): string => {
     const best = Object.entries(r.figures)
@@ -72,15 +169,15 @@ async function main(): Promise<void> {
       .sort(([, a], [, b]) => (b.acceptedShareOfServable ?? 0) - (a.acceptedShareOfServable ?? 0))[0];
     return best ? `${pct(best[1].acceptedShareOfServable)} (${best[0]})` : '-';
   };
-  const oracleHead = withOracle ? ' best fixed share (oracle) |' : '';
-  const oracleRule = withOracle ? '---:|' : '';
+  const oracleHead = args.oracle ? ' best fixed share (oracle) |' : '';
+  const oracleRule = args.oracle ? '---:|' : '';
   const lines = [
-    `| provider | scenario | seed | ${names.map((n) => `\`${n}\``).join(' | ')} |${oracleHead} recloser re-trips | recloser max attempts / servable | recloser budget overruns |`,
-    `|---|---|---:|${names.map(() => '---:').join('|')}|${oracleRule}---:|---:|---:|`,
+    `| provider | scenario | seed | ${columns.map((n) => `\`${n}\``).join(' | ')} |${oracleHead} recloser re-trips | recloser max attempts / servable | recloser budget overruns |`,
+    `|---|---|---:|${columns.map(() => '---:').join('|')}|${oracleRule}---:|---:|---:|`,
     ...rows.map((r) => {
       const rec = r.figures.recloser!;
-      const oracle = withOracle ? ` ${oracleBest(r)} |` : '';
-      return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${names.map((n) => pct(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
+      const oracle = args.oracle ? ` ${oracleBest(r)} |` : '';
+      return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${columns.map((n) => pct(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
     }),
   ];
   // what each strategy's goodput cost its callers in latency (the simple provider rewards a full queue)
@@ -90,42 +187,37 @@ async function main(): Promise<void> {
     '',
     `p95 latency of the calls accepted after the outage, ms (service time ${serviceMs} ms; a caller waits for a slot, and service stretches as the slots fill):`,
     '',
-    `| provider | scenario | seed | ${names.map((n) => `\`${n}\``).join(' | ')} |`,
-    `|---|---|---:|${names.map(() => '---:').join('|')}|`,
+    `| provider | scenario | seed | ${columns.map((n) => `\`${n}\``).join(' | ')} |`,
+    `|---|---|---:|${columns.map(() => '---:').join('|')}|`,
     ...rows.map(
       (r) =>
-        `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${names.map((n) => ms(r.figures[n]!.acceptedLatencyP95Ms)).join(' | ')} |`,
+        `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${columns.map((n) => ms(r.figures[n]!.acceptedLatencyP95Ms)).join(' | ')} |`,
     ),
+    '',
+    ...summaryLines(rows),
   );
   console.log(lines.join('\n'));
-  const md = flag('--markdown');
-  if (md) {
-    mkdirSync(dirname(md), { recursive: true });
-    writeFileSync(md, lines.join('\n') + '\n');
+  if (args.markdown) {
+    mkdirSync(dirname(args.markdown), { recursive: true });
+    writeFileSync(args.markdown, lines.join('\n') + '\n');
   }
-  const json = flag('--json');
-  if (json) {
-    const slim = rows.map((r) => ({
-      ...r,
-      figures: Object.fromEntries(
-        Object.entries(r.figures).map(([n, f]) => [
-          n,
-          {
-            acceptedShareOfServable: f.acceptedShareOfServable,
-            retripsAfterRecovery: f.retripsAfterRecovery,
-            maxAttemptedOverServable: f.maxAttemptedOverServable,
-            acceptedLatencyP95Ms: f.acceptedLatencyP95Ms,
-            budgetViolations: f.budgetViolations,
-            wastedCalls: f.wastedCalls,
-          },
-        ]),
-      ),
-    }));
-    writeFileSync(json, JSON.stringify(slim, null, 1) + '\n');
-  }
+  if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 1) + '\n');
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exitCode = 1;
-});
+/** A worker thread of --jobs: runs the specs it is sent, one at a time, and posts each row back. */
+function serveRuns(): void {
+  parentPort!.on('message', ({ index, spec }: { index: number; spec: RunSpec }) => {
+    runOne(spec).then(
+      (row) => parentPort!.postMessage({ index, row }),
+      (err: unknown) =>
+        parentPort!.postMessage({ index, error: err instanceof Error ? err.message : String(err) }),
+    );
+  });
+}
+
+if (!isMainThread && (workerData as { policyWorker?: boolean } | null)?.policyWorker) serveRuns();
+else
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exitCode = 1;
+  });

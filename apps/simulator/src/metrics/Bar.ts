@@ -1,0 +1,77 @@
+// Issue 13's bar for one run of its matrix, as code, so `npm run policy` says which runs meet it
+// and why the others do not (instead of each reader re-deriving it from the table): recloser's
+// accepted work after the outage at 95 % of servable or more, no re-trip, attempts at most 1.2×
+// what the provider could serve in any second after the first success, no budget overrun, and
+// against the peers (naive, jittered, sre-throttle, aws-adaptive): above every one of them on the
+// collapsing provider, within 3 points of the best of them on the simple one.
+import type { ProviderModel } from '../provider/Provider.js';
+import type { StrategyFigures } from './Summary.js';
+
+export const BAR = {
+  minAcceptedShare: 0.95,
+  maxAttemptedOverServable: 1.2,
+  /** simple provider: recloser may trail the best peer by this share of servable (3 points) */
+  simplePeerMargin: 0.03,
+} as const;
+
+/** The strategies issue 13 names as recloser's peers (the oracle yardsticks are not peers). */
+export const PEERS = ['naive', 'jittered', 'sre-throttle', 'aws-adaptive'] as const;
+
+type RecloserFigures = Pick<
+  StrategyFigures,
+  'acceptedShareOfServable' | 'retripsAfterRecovery' | 'maxAttemptedOverServable' | 'budgetViolations'
+>;
+
+/** The bar's criteria, as the summary counts them. */
+export type BarCriterion = 'accepted' | 're-trips' | 'attempts' | 'overruns' | 'peers';
+
+export interface BarMiss {
+  criterion: BarCriterion;
+  /** the figure and the limit, e.g. "attempts 1.24× servable > 1.2×" */
+  text: string;
+}
+
+export interface BarVerdict {
+  meets: boolean;
+  misses: BarMiss[];
+  /** false when no peer ran: the peer criterion was not judged (and `meets` says so only for the rest) */
+  peersJudged: boolean;
+}
+
+const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
+
+/** Judges one run: recloser's figures and those of the peers that ran (by name; others ignored). */
+export function judgeBar(
+  provider: ProviderModel,
+  recloser: RecloserFigures,
+  peers: Record<string, Pick<StrategyFigures, 'acceptedShareOfServable'>>,
+): BarVerdict {
+  const misses: BarMiss[] = [];
+  const miss = (criterion: BarCriterion, text: string): void => void misses.push({ criterion, text });
+  const accepted = recloser.acceptedShareOfServable ?? 0;
+  if (!(accepted >= BAR.minAcceptedShare))
+    miss('accepted', `accepted ${pct(accepted)} < ${pct(BAR.minAcceptedShare)}`);
+  if (recloser.retripsAfterRecovery > 0)
+    miss(
+      're-trips',
+      `${recloser.retripsAfterRecovery} re-trip${recloser.retripsAfterRecovery > 1 ? 's' : ''}`,
+    );
+  const over = recloser.maxAttemptedOverServable;
+  if (over !== null && over > BAR.maxAttemptedOverServable)
+    miss('attempts', `attempts ${over.toFixed(2)}× servable > ${BAR.maxAttemptedOverServable}×`);
+  if (recloser.budgetViolations.length > 0)
+    miss('overruns', `${recloser.budgetViolations.length} budget overrun(s)`);
+
+  const ran = PEERS.filter((n) => peers[n]?.acceptedShareOfServable != null).map((n) => ({
+    name: n,
+    share: peers[n]!.acceptedShareOfServable!,
+  }));
+  if (ran.length > 0) {
+    const best = ran.reduce((a, b) => (b.share > a.share ? b : a));
+    if (provider === 'collapse' && !(accepted > best.share))
+      miss('peers', `not above ${best.name} (${pct(best.share)})`);
+    if (provider === 'simple' && accepted < best.share - BAR.simplePeerMargin)
+      miss('peers', `more than 3 points under ${best.name} (${pct(best.share)})`);
+  }
+  return { meets: misses.length === 0, misses, peersJudged: ran.length > 0 };
+}

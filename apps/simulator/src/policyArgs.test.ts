@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { parsePolicyArgs, parseSeeds } from './policyArgs.js';
+
+describe('npm run policy arguments', () => {
+  it('defaults to seed 7, both scenarios and provider models, every strategy, one job', () => {
+    expect(parsePolicyArgs([])).toEqual({
+      help: false,
+      seeds: [7],
+      scenarios: ['S1', 'S2'],
+      providers: ['simple', 'collapse'],
+      oracle: false,
+      jobs: 1,
+    });
+  });
+
+  it('reads seed lists and ranges, ascending without repeats', () => {
+    expect(parseSeeds('1,3,7')).toEqual([1, 3, 7]);
+    expect(parseSeeds('2,4-6,8-10')).toEqual([2, 4, 5, 6, 8, 9, 10]);
+    expect(parseSeeds('3,1-3')).toEqual([1, 2, 3]);
+  });
+
+  it('reads the filters, jobs and outputs', () => {
+    expect(
+      parsePolicyArgs([
+        '--seeds',
+        '1-3',
+        '--strategies',
+        'recloser,naive',
+        '--scenarios',
+        'S2',
+        '--providers',
+        'collapse',
+        '--jobs',
+        '4',
+        '--oracle',
+        '--markdown',
+        'p.md',
+        '--json',
+        'p.json',
+      ]),
+    ).toEqual({
+      help: false,
+      seeds: [1, 2, 3],
+      strategies: ['recloser', 'naive'],
+      scenarios: ['S2'],
+      providers: ['collapse'],
+      oracle: true,
+      jobs: 4,
+      markdown: 'p.md',
+      json: 'p.json',
+    });
+    expect(parsePolicyArgs(['--help']).help).toBe(true);
+  });
+
+  it('names the flag and the reason for bad input', () => {
+    expect(() => parsePolicyArgs(['--seeds', '5-2'])).toThrow('--seeds: "5-2" is not a seed');
+    expect(() => parsePolicyArgs(['--seeds', 'x'])).toThrow('--seeds: "x" is not a seed');
+    expect(() => parsePolicyArgs(['--seeds', '0-5000'])).toThrow('a range a-b of at most 1000');
+    expect(() => parsePolicyArgs(['--strategies', 'naive'])).toThrow('--strategies must include recloser');
+    expect(() => parsePolicyArgs(['--scenarios', 'S3'])).toThrow('--scenarios: "S3" is not one of S1, S2');
+    expect(() => parsePolicyArgs(['--providers', 'flaky'])).toThrow(
+      '--providers: "flaky" is not one of simple, collapse',
+    );
+    expect(() => parsePolicyArgs(['--jobs', '0'])).toThrow('--jobs must be an integer in [1, 64]');
+    expect(() => parsePolicyArgs(['--json'])).toThrow('--json needs a value');
+    expect(() => parsePolicyArgs(['--bogus'])).toThrow('unknown option --bogus');
+  });
+});

@@ -1,0 +1,119 @@
+// `npm run policy`'s arguments; bad input names the flag and the reason.
+import { PROVIDER_MODELS, type ProviderModel } from './provider/Provider.js';
+
+export const POLICY_USAGE = `usage: npm run policy -- [options]
+
+Issue 13's matrix: S1 with 45, 60 and 75 s outages and S2 with the provider back at 10, 20 and 35 %,
+on both provider models; per run every strategy's accepted share of servable, recloser's re-trips,
+max attempts / servable and budget overruns, whether the run meets the issue's bar, and a summary.
+
+  --seeds LIST         seeds, e.g. 1,3,7 or 1-13 or 2,4-6 (default 7)
+  --strategies a,b     only these (must include recloser; default: naive, jittered, sre-throttle,
+                       aws-adaptive, recloser). Without the peers their criterion is not judged.
+  --scenarios S1,S2    only these scenarios (default both)
+  --providers a,b      only these provider models: simple, collapse (default both)
+  --oracle             add the best of oracle-90 … -99 (a fixed share read off the provider) per run
+  --jobs N             run N simulations side by side in worker threads (default 1)
+  --markdown FILE      the tables as Markdown
+  --json FILE          the figures of every run
+  --help               this text`;
+
+export const POLICY_SCENARIOS = ['S1', 'S2'] as const;
+export type PolicyScenario = (typeof POLICY_SCENARIOS)[number];
+
+export interface PolicyArgs {
+  help: boolean;
+  seeds: number[];
+  strategies?: string[];
+  scenarios: PolicyScenario[];
+  providers: ProviderModel[];
+  oracle: boolean;
+  jobs: number;
+  markdown?: string;
+  json?: string;
+}
+
+const MAX_SEED = 2 ** 31 - 1;
+
+/** "1,3,7", "1-13", "2,4-6": ascending, without repeats. */
+export function parseSeeds(text: string): number[] {
+  const seeds = new Set<number>();
+  for (const part of text.split(',')) {
+    const m = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/.exec(part);
+    const from = m ? Number(m[1]) : NaN;
+    const to = m?.[2] !== undefined ? Number(m[2]) : from;
+    if (!m || from > MAX_SEED || to > MAX_SEED || to < from || to - from >= 1000)
+      throw new Error(`--seeds: "${part}" is not a seed (0 to ${MAX_SEED}) or a range a-b of at most 1000`);
+    for (let s = from; s <= to; s++) seeds.add(s);
+  }
+  return [...seeds].sort((a, b) => a - b);
+}
+
+function listOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T[] {
+  const items = value.split(',').map((v) => v.trim());
+  for (const v of items)
+    if (!(allowed as readonly string[]).includes(v))
+      throw new Error(`${flag}: "${v}" is not one of ${allowed.join(', ')}`);
+  return [...new Set(items)] as T[];
+}
+
+export function parsePolicyArgs(argv: string[]): PolicyArgs {
+  const args: PolicyArgs = {
+    help: false,
+    seeds: [7],
+    scenarios: [...POLICY_SCENARIOS],
+    providers: [...PROVIDER_MODELS],
+    oracle: false,
+    jobs: 1,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    const need = (): string => {
+      const value = argv[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
+      i += 1;
+      return value;
+    };
+    switch (flag) {
+      case '--seeds':
+        args.seeds = parseSeeds(need());
+        break;
+      case '--strategies': {
+        const names = need()
+          .split(',')
+          .map((n) => n.trim());
+        if (!names.includes('recloser')) throw new Error('--strategies must include recloser');
+        args.strategies = [...new Set(names)];
+        break;
+      }
+      case '--scenarios':
+        args.scenarios = listOf('--scenarios', need(), POLICY_SCENARIOS);
+        break;
+      case '--providers':
+        args.providers = listOf('--providers', need(), PROVIDER_MODELS);
+        break;
+      case '--oracle':
+        args.oracle = true;
+        break;
+      case '--jobs': {
+        const n = Number(need());
+        if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error('--jobs must be an integer in [1, 64]');
+        args.jobs = n;
+        break;
+      }
+      case '--markdown':
+        args.markdown = need();
+        break;
+      case '--json':
+        args.json = need();
+        break;
+      case '--help':
+      case '-h':
+        args.help = true;
+        break;
+      default:
+        throw new Error(`unknown option ${flag}`);
+    }
+  }
+  return args;
+}
