@@ -17,10 +17,19 @@ export const BAR = {
 /** The strategies issue 13 names as recloser's peers (the oracle yardsticks are not peers). */
 export const PEERS = ['naive', 'jittered', 'sre-throttle', 'aws-adaptive'] as const;
 
-type RecloserFigures = Pick<
+/** The figures of a run the bar reads (recloser's; of a peer only the accepted share). */
+export type BarFigures = Pick<
   StrategyFigures,
   'acceptedShareOfServable' | 'retripsAfterRecovery' | 'maxAttemptedOverServable' | 'budgetViolations'
 >;
+
+const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
+const points = Math.round(BAR.simplePeerMargin * 100);
+
+/** The bar in words, from the constants above. */
+export const BAR_DESCRIPTION =
+  `≥ ${pct(BAR.minAcceptedShare)} of servable, 0 re-trips, attempts ≤ ${BAR.maxAttemptedOverServable}× servable, ` +
+  `no budget overrun, above every peer on the collapsing provider and within ${points} points of the best on the simple one`;
 
 /** The bar's criteria, as the summary counts them. */
 export type BarCriterion = 'accepted' | 're-trips' | 'attempts' | 'overruns' | 'peers';
@@ -38,12 +47,10 @@ export interface BarVerdict {
   peersJudged: boolean;
 }
 
-const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
-
 /** Judges one run: recloser's figures and those of the peers that ran (by name; others ignored). */
 export function judgeBar(
   provider: ProviderModel,
-  recloser: RecloserFigures,
+  recloser: BarFigures,
   peers: Record<string, Pick<StrategyFigures, 'acceptedShareOfServable'>>,
 ): BarVerdict {
   const misses: BarMiss[] = [];
@@ -71,7 +78,7 @@ export function judgeBar(
     if (provider === 'collapse' && !(accepted > best.share))
       miss('peers', `not above ${best.name} (${pct(best.share)})`);
     if (provider === 'simple' && accepted < best.share - BAR.simplePeerMargin)
-      miss('peers', `more than 3 points under ${best.name} (${pct(best.share)})`);
+      miss('peers', `more than ${points} points under ${best.name} (${pct(best.share)})`);
   }
   return { meets: misses.length === 0, misses, peersJudged: ran.length > 0 };
 }

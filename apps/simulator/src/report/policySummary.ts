@@ -1,7 +1,12 @@
 // What `npm run policy` concludes from its runs: per scenario cell how recloser fared over the
 // seeds and how many runs meet issue 13's bar, then each run that does not and why.
-import { judgeBar, type BarCriterion, type BarVerdict } from '../metrics/Bar.js';
-import type { StrategyFigures } from '../metrics/Summary.js';
+import {
+  BAR_DESCRIPTION,
+  judgeBar,
+  type BarCriterion,
+  type BarFigures,
+  type BarVerdict,
+} from '../metrics/Bar.js';
 import type { ProviderModel } from '../provider/Provider.js';
 
 export interface PolicyRow {
@@ -10,13 +15,7 @@ export interface PolicyRow {
   /** the cell's parameter as shown: "60 s" (S1 outage) or "20 %" (S2 capacity) */
   level: string;
   seed: number;
-  figures: Record<
-    string,
-    Pick<
-      StrategyFigures,
-      'acceptedShareOfServable' | 'retripsAfterRecovery' | 'maxAttemptedOverServable' | 'budgetViolations'
-    >
-  >;
+  figures: Record<string, BarFigures>;
 }
 
 export function verdictOf(row: PolicyRow): BarVerdict {
@@ -38,7 +37,7 @@ export function summaryLines(rows: PolicyRow[]): string[] {
   }
   const verdicts = new Map(rows.map((r) => [r, verdictOf(r)]));
   const lines = [
-    "Recloser over the seeds, and the runs that meet issue 13's bar (≥ 95 % of servable, 0 re-trips, attempts ≤ 1.2× servable, no budget overrun, and above every peer on the collapsing provider / within 3 points of the best on the simple one):",
+    `Recloser over the seeds, and the runs that meet issue 13's bar (${BAR_DESCRIPTION}):`,
     '',
     '| provider | scenario | runs | recloser mean | min | max | re-trips | meet the bar | fall short on (runs) |',
     '|---|---|---:|---:|---:|---:|---:|---:|---|',
