@@ -44,6 +44,8 @@ interface RunSpec {
   level: string;
   outageS?: number;
   capacity?: number;
+  /** simulated duration, ms (else the scenario's) */
+  durationMs?: number;
   /** strategy names; null = every strategy the scenario compares */
   strategies: string[] | null;
 }
@@ -58,6 +60,7 @@ async function runOne(spec: RunSpec, onProgress?: (fraction: number) => void): P
     provider: spec.provider,
     ...(spec.outageS !== undefined ? { outageS: spec.outageS } : {}),
     ...(spec.capacity !== undefined ? { capacity: spec.capacity } : {}),
+    ...(spec.durationMs !== undefined ? { durationMs: spec.durationMs } : {}),
     ...(strategies ? { strategies } : {}),
     ...(onProgress ? { onProgress: (_label: string, f: number) => onProgress(f) } : {}),
   });
@@ -128,6 +131,8 @@ async function main(): Promise<void> {
       throw new Error(`--strategies: unknown strategy ${n} (known: ${KNOWN.map((s) => s.name).join(', ')})`);
   const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
   const strategies = names && args.oracle ? [...names, ...ORACLES.map((o) => o.name)] : names;
+  const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;
+  const common = { strategies, ...(durationMs !== undefined ? { durationMs } : {}) };
   const specs: RunSpec[] = args.seeds.flatMap((seed) =>
     args.providers.flatMap((provider) => [
       ...(args.scenarios.includes('S1') ? [45, 60, 75] : []).map((o): RunSpec => ({
@@ -136,7 +141,7 @@ async function main(): Promise<void> {
         scenario: 'S1',
         level: `${o} s`,
         outageS: o,
-        strategies,
+        ...common,
       })),
       ...(args.scenarios.includes('S2') ? [0.1, 0.2, 0.35] : []).map((c): RunSpec => ({
         seed,
@@ -144,7 +149,7 @@ async function main(): Promise<void> {
         scenario: 'S2',
         level: `${c * 100} %`,
         capacity: c,
-        strategies,
+        ...common,
       })),
     ]),
   );

@@ -32,6 +32,8 @@ describe('npm run policy arguments', () => {
         'collapse',
         '--jobs',
         '4',
+        '--seconds',
+        '120',
         '--oracle',
         '--markdown',
         'p.md',
@@ -46,6 +48,7 @@ describe('npm run policy arguments', () => {
       providers: ['collapse'],
       oracle: true,
       jobs: 4,
+      seconds: 120,
       markdown: 'p.md',
       json: 'p.json',
     });
@@ -62,6 +65,7 @@ describe('npm run policy arguments', () => {
       '--providers: "flaky" is not one of simple, collapse',
     );
     expect(() => parsePolicyArgs(['--jobs', '0'])).toThrow('--jobs must be an integer in [1, 64]');
+    expect(() => parsePolicyArgs(['--seconds', '1.5'])).toThrow('--seconds must be an integer in [1, 3600]');
     expect(() => parsePolicyArgs(['--json'])).toThrow('--json needs a value');
     expect(() => parsePolicyArgs(['--bogus'])).toThrow('unknown option --bogus');
   });

@@ -14,6 +14,7 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
   --providers a,b      only these provider models: simple, collapse (default both)
   --oracle             add the best of oracle-90 … -99 (a fixed share read off the provider) per run
   --jobs N             run N simulations side by side in worker threads (default 1)
+  --seconds N          simulate N seconds instead of each scenario's 600 (a quicker, rougher look)
   --markdown FILE      the tables as Markdown
   --json FILE          the figures of every run
   --help               this text`;
@@ -29,6 +30,7 @@ export interface PolicyArgs {
   providers: ProviderModel[];
   oracle: boolean;
   jobs: number;
+  seconds?: number;
   markdown?: string;
   json?: string;
 }
@@ -99,6 +101,13 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         const n = Number(need());
         if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error('--jobs must be an integer in [1, 64]');
         args.jobs = n;
+        break;
+      }
+      case '--seconds': {
+        const n = Number(need());
+        if (!Number.isInteger(n) || n < 1 || n > 3600)
+          throw new Error('--seconds must be an integer in [1, 3600]');
+        args.seconds = n;
         break;
       }
       case '--markdown':

@@ -1,0 +1,65 @@
+// `npm run policy` end to end, on the built script (npm test builds first): its worker threads give
+// the same figures as one thread, and it judges the bar. Short runs (--seconds 120: the outage is
+// over by 70 s) keep it to seconds.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const SCRIPT = join(import.meta.dirname, '../dist/policy.js');
+const ARGS = [
+  '--seeds',
+  '3',
+  '--scenarios',
+  'S2',
+  '--providers',
+  'simple',
+  '--strategies',
+  'recloser,jittered',
+];
+const ARGS_SHORT = [...ARGS, '--seconds', '120'];
+
+describe('npm run policy (built script)', () => {
+  let dir = '';
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'policy-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('gives the same rows in two worker threads as in one, and ends with the bar judged', async () => {
+    const one = join(dir, 'one.json');
+    const two = join(dir, 'two.json');
+    const [seq, par] = await Promise.all([
+      run(process.execPath, [SCRIPT, ...ARGS_SHORT, '--jobs', '1', '--json', one]),
+      run(process.execPath, [SCRIPT, ...ARGS_SHORT, '--jobs', '2', '--json', two]),
+    ]);
+    const rows = JSON.parse(readFileSync(one, 'utf8')) as {
+      level: string;
+      figures: Record<string, unknown>;
+    }[];
+    expect(rows.map((r) => r.level)).toEqual(['10 %', '20 %', '35 %']);
+    expect(Object.keys(rows[0]!.figures).sort()).toEqual(['jittered', 'recloser']);
+    expect(JSON.parse(readFileSync(two, 'utf8'))).toEqual(rows);
+    expect(par.stdout).toBe(seq.stdout);
+    expect(seq.stdout).toMatch(/The bar holds in \d of 3 runs\./);
+    // each finished run is reported as it ends (progress), on stderr
+    expect(par.stderr).toMatch(/\[3\/3\] simple S2 \d+ % seed 3: recloser \d+\.\d %/);
+  });
+
+  it('names the flag and the reason for bad input, and exits non-zero', async () => {
+    await expect(run(process.execPath, [SCRIPT, '--seeds', '9-1'])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('--seeds: "9-1" is not a seed') as unknown,
+    });
+    await expect(run(process.execPath, [SCRIPT, '--strategies', 'recloser,bogus'])).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('unknown strategy bogus') as unknown,
+    });
+  });
+});
