@@ -438,13 +438,14 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     ratio,
     judgedBy.latencyInflation,
   );
+  const window = judgingWindowMs(s, ramp.dwellMs);
   // what the provider did with this level's errors: learned before any move, so the move carries it
   const shedding = { shedsCleanly: s.shedsCleanly === true, shedSeenLevel: s.shedSeenLevel ?? null };
   const shedLearned = learnShedding(shedding, {
     level,
     sample,
     outcome: gates.outcome,
-    windowOver: now >= stepSince + judgingWindowMs(s, ramp.dwellMs),
+    windowOver: now >= stepSince + window,
   });
   if (shedLearned !== shedding) s = { ...s, ...shedLearned };
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
@@ -503,7 +504,6 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
       failedRecoveries: reopened.failedRecoveries,
     });
   }
-  const window = judgingWindowMs(s, ramp.dwellMs);
   if (s.rampPaused || now < stepSince + window || gates.outcome === 'insufficient') return unchanged(s);
 
   if (gates.outcome === 'degrade') {
