@@ -10,7 +10,7 @@ import { markdownTable, textTable } from './report/table.js';
 import { findScenario, SCENARIOS } from './scenarios/index.js';
 import { resultJson, runScenario, type ScenarioResult } from './scenarios/runScenario.js';
 import { runLabel, type Scenario } from './scenarios/Scenario.js';
-import { STRATEGIES } from './strategies/index.js';
+import { STRATEGIES, strategiesNamed } from './strategies/index.js';
 import { ORACLES } from './strategies/oracle.js';
 import { runS6, S6 } from './scenarios/S6.js';
 import { s6Chart, s6Json, s6Markdown, s6Table } from './scenarios/S6report.js';
@@ -127,13 +127,7 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
   const known = scenario.strategies ?? STRATEGIES;
   // the oracle yardsticks run only when named
   const named = [...known, ...ORACLES];
-  const strategies = args.strategies
-    ? args.strategies.map((n) => {
-        const s = named.find((x) => x.name === n);
-        if (!s) throw new Error(`unknown strategy ${n} (known: ${named.map((x) => x.name).join(', ')})`);
-        return s;
-      })
-    : known;
+  const strategies = args.strategies ? strategiesNamed(args.strategies, named) : known;
   let bar: ReturnType<typeof progressBar> | null = null;
   let barLabel = '';
   const result = await runScenario(scenario, {

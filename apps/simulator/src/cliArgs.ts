@@ -1,4 +1,5 @@
 // The simulator CLI's arguments; bad input names the flag and the reason.
+import { eachFlag } from './flags.js';
 import { PROVIDER_MODELS, type ProviderModel } from './provider/Provider.js';
 
 export const USAGE = `usage: npm run sim -- <scenario>|all|list|live [options]
@@ -37,54 +38,41 @@ export function parseArgs(argv: string[]): CliArgs {
   const first = argv[0] === '--help' || argv[0] === '-h' ? ['help'] : argv;
   const [command = 'list', ...rest] = first;
   const args: CliArgs = { command, seed: 1 };
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i]!;
-    const value = rest[i + 1];
-    const need = (): string => {
-      if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
-      i += 1;
-      return value;
-    };
-    const int = (name: string, min: number, max: number): number => {
-      const n = Number(need());
-      if (!Number.isInteger(n) || n < min || n > max)
-        throw new Error(`${name} must be an integer in [${min}, ${max}]`);
-      return n;
-    };
+  eachFlag(rest, (flag, value) => {
     switch (flag) {
       case '--instances':
-        args.instances = int('--instances', 1, 5000);
+        args.instances = value.int(1, 5000);
         break;
       case '--seed':
-        args.seed = int('--seed', 0, 2 ** 31 - 1);
+        args.seed = value.int(0, 2 ** 31 - 1);
         break;
       case '--seconds':
-        args.seconds = int('--seconds', 1, 3600);
+        args.seconds = value.int(1, 3600);
         break;
       case '--json':
-        args.json = need();
+        args.json = value.text();
         break;
       case '--chart':
-        args.chart = need();
+        args.chart = value.text();
         break;
       case '--markdown':
-        args.markdown = need();
+        args.markdown = value.text();
         break;
       case '--url':
-        args.url = need();
+        args.url = value.text();
         break;
       case '--provider': {
-        const m = need();
+        const m = value.text();
         if (!(PROVIDER_MODELS as readonly string[]).includes(m))
           throw new Error(`--provider must be one of ${PROVIDER_MODELS.join(', ')}`);
         args.provider = m as ProviderModel;
         break;
       }
       case '--outage-s':
-        args.outageS = int('--outage-s', 1, 600);
+        args.outageS = value.int(1, 600);
         break;
       case '--capacity': {
-        const f = Number(need());
+        const f = Number(value.text());
         if (!Number.isFinite(f) || f <= 0 || f > 1)
           throw new Error('--capacity must be a fraction in (0, 1]');
         args.capacity = f;
@@ -95,11 +83,11 @@ export function parseArgs(argv: string[]): CliArgs {
         args.command = 'help';
         break;
       case '--strategies':
-        args.strategies = need().split(',');
+        args.strategies = value.text().split(',');
         break;
       default:
         throw new Error(`unknown option ${flag}`);
     }
-  }
+  });
   return args;
 }

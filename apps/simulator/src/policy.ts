@@ -11,27 +11,21 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import type { BarFigures } from './metrics/Bar.js';
 import type { StrategyFigures } from './metrics/Summary.js';
 import { parsePolicyArgs, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
+import { percent } from './report/format.js';
 import { progressBar } from './report/progress.js';
 import { summaryLines, type PolicyRow } from './report/policySummary.js';
 import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
 import { S2 } from './scenarios/S2.js';
-import { STRATEGIES } from './strategies/index.js';
+import { STRATEGIES, strategiesNamed } from './strategies/index.js';
 import { ORACLES } from './strategies/oracle.js';
 
-/** The figures a row keeps of each strategy (the per-second series stay in the worker). */
-type RowFigures = Pick<
-  StrategyFigures,
-  | 'acceptedShareOfServable'
-  | 'retripsAfterRecovery'
-  | 'maxAttemptedOverServable'
-  | 'acceptedLatencyP95Ms'
-  | 'budgetViolations'
-  | 'wastedCalls'
->;
+/** The figures a row keeps of each strategy: the bar's and the tables' (the per-second series stay in the worker). */
+type RowFigures = BarFigures & Pick<StrategyFigures, 'acceptedLatencyP95Ms' | 'wastedCalls'>;
 interface Row extends PolicyRow {
   figures: Record<string, RowFigures>;
 }
@@ -54,7 +48,7 @@ const SCENARIOS = { S1, S2 } as const;
 const KNOWN = [...STRATEGIES, ...ORACLES];
 
 async function runOne(spec: RunSpec, onProgress?: (fraction: number) => void): Promise<Row> {
-  const strategies = spec.strategies?.map((n) => KNOWN.find((s) => s.name === n)!);
+  const strategies = spec.strategies ? strategiesNamed(spec.strategies, KNOWN) : undefined;
   const result = await runScenario(SCENARIOS[spec.scenario], {
     seed: spec.seed,
     provider: spec.provider,
@@ -79,7 +73,6 @@ async function runOne(spec: RunSpec, onProgress?: (fraction: number) => void): P
 }
 
 const describeRun = (s: RunSpec): string => `${s.provider} ${s.scenario} ${s.level} seed ${s.seed}`;
-const pct = (v: number | null | undefined): string => (v == null ? '-' : `${(v * 100).toFixed(1)} %`);
 
 /** Runs the specs in `jobs` worker threads, a line on stderr as each finishes; rows in spec order. */
 function runInWorkers(specs: RunSpec[], jobs: number): Promise<Row[]> {
@@ -107,7 +100,7 @@ function runInWorkers(specs: RunSpec[], jobs: number): Promise<Row[]> {
         rows[m.index] = m.row;
         finished += 1;
         process.stderr.write(
-          `[${finished}/${specs.length}] ${describeRun(specs[m.index]!)}: recloser ${pct(m.row.figures.recloser?.acceptedShareOfServable)}\n`,
+          `[${finished}/${specs.length}] ${describeRun(specs[m.index]!)}: recloser ${percent(m.row.figures.recloser?.acceptedShareOfServable)}\n`,
         );
         if (finished === specs.length) {
           for (const x of workers) void x.terminate();
@@ -126,9 +119,7 @@ async function main(): Promise<void> {
     console.log(POLICY_USAGE);
     return;
   }
-  for (const n of args.strategies ?? [])
-    if (!KNOWN.some((s) => s.name === n))
-      throw new Error(`--strategies: unknown strategy ${n} (known: ${KNOWN.map((s) => s.name).join(', ')})`);
+  strategiesNamed(args.strategies ?? [], KNOWN); // an unknown name fails here, before any run
   const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
   const strategies = names && args.oracle ? [...names, ...ORACLES.map((o) => o.name)] : names;
   const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;
@@ -172,7 +163,7 @@ async function main(): Promise<void> {
     const best = Object.entries(r.figures)
       .filter(([n]) => isOracle(n))
       .sort(([, a], [, b]) => (b.acceptedShareOfServable ?? 0) - (a.acceptedShareOfServable ?? 0))[0];
-    return best ? `${pct(best[1].acceptedShareOfServable)} (${best[0]})` : '-';
+    return best ? `${percent(best[1].acceptedShareOfServable)} (${best[0]})` : '-';
   };
   const oracleHead = args.oracle ? ' best fixed share (oracle) |' : '';
   const oracleRule = args.oracle ? '---:|' : '';
@@ -182,7 +173,7 @@ async function main(): Promise<void> {
     ...rows.map((r) => {
       const rec = r.figures.recloser!;
       const oracle = args.oracle ? ` ${oracleBest(r)} |` : '';
-      return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${columns.map((n) => pct(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
+      return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${columns.map((n) => percent(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
     }),
   ];
   // what each strategy's goodput cost its callers in latency (the simple provider rewards a full queue)

@@ -1,4 +1,5 @@
 // `npm run policy`'s arguments; bad input names the flag and the reason.
+import { eachFlag } from './flags.js';
 import { PROVIDER_MODELS, type ProviderModel } from './provider/Provider.js';
 
 export const POLICY_USAGE = `usage: npm run policy -- [options]
@@ -68,20 +69,14 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
     oracle: false,
     jobs: 1,
   };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i]!;
-    const need = (): string => {
-      const value = argv[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new Error(`${flag} needs a value`);
-      i += 1;
-      return value;
-    };
+  eachFlag(argv, (flag, value) => {
     switch (flag) {
       case '--seeds':
-        args.seeds = parseSeeds(need());
+        args.seeds = parseSeeds(value.text());
         break;
       case '--strategies': {
-        const names = need()
+        const names = value
+          .text()
           .split(',')
           .map((n) => n.trim());
         if (!names.includes('recloser')) throw new Error('--strategies must include recloser');
@@ -89,32 +84,25 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         break;
       }
       case '--scenarios':
-        args.scenarios = listOf('--scenarios', need(), POLICY_SCENARIOS);
+        args.scenarios = listOf('--scenarios', value.text(), POLICY_SCENARIOS);
         break;
       case '--providers':
-        args.providers = listOf('--providers', need(), PROVIDER_MODELS);
+        args.providers = listOf('--providers', value.text(), PROVIDER_MODELS);
         break;
       case '--oracle':
         args.oracle = true;
         break;
-      case '--jobs': {
-        const n = Number(need());
-        if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error('--jobs must be an integer in [1, 64]');
-        args.jobs = n;
+      case '--jobs':
+        args.jobs = value.int(1, 64);
         break;
-      }
-      case '--seconds': {
-        const n = Number(need());
-        if (!Number.isInteger(n) || n < 1 || n > 3600)
-          throw new Error('--seconds must be an integer in [1, 3600]');
-        args.seconds = n;
+      case '--seconds':
+        args.seconds = value.int(1, 3600);
         break;
-      }
       case '--markdown':
-        args.markdown = need();
+        args.markdown = value.text();
         break;
       case '--json':
-        args.json = need();
+        args.json = value.text();
         break;
       case '--help':
       case '-h':
@@ -123,6 +111,6 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
       default:
         throw new Error(`unknown option ${flag}`);
     }
-  }
+  });
   return args;
 }

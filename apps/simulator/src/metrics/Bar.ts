@@ -5,6 +5,7 @@
 // against the peers (naive, jittered, sre-throttle, aws-adaptive): above every one of them on the
 // collapsing provider, within 3 points of the best of them on the simple one.
 import type { ProviderModel } from '../provider/Provider.js';
+import { percent } from '../report/format.js';
 import type { StrategyFigures } from './Summary.js';
 
 export const BAR = {
@@ -23,12 +24,11 @@ export type BarFigures = Pick<
   'acceptedShareOfServable' | 'retripsAfterRecovery' | 'maxAttemptedOverServable' | 'budgetViolations'
 >;
 
-const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
 const points = Math.round(BAR.simplePeerMargin * 100);
 
 /** The bar in words, from the constants above. */
 export const BAR_DESCRIPTION =
-  `≥ ${pct(BAR.minAcceptedShare)} of servable, 0 re-trips, attempts ≤ ${BAR.maxAttemptedOverServable}× servable, ` +
+  `≥ ${percent(BAR.minAcceptedShare)} of servable, 0 re-trips, attempts ≤ ${BAR.maxAttemptedOverServable}× servable, ` +
   `no budget overrun, above every peer on the collapsing provider and within ${points} points of the best on the simple one`;
 
 /** The bar's criteria, as the summary counts them. */
@@ -57,7 +57,7 @@ export function judgeBar(
   const miss = (criterion: BarCriterion, text: string): void => void misses.push({ criterion, text });
   const accepted = recloser.acceptedShareOfServable ?? 0;
   if (!(accepted >= BAR.minAcceptedShare))
-    miss('accepted', `accepted ${pct(accepted)} < ${pct(BAR.minAcceptedShare)}`);
+    miss('accepted', `accepted ${percent(accepted)} < ${percent(BAR.minAcceptedShare)}`);
   if (recloser.retripsAfterRecovery > 0)
     miss(
       're-trips',
@@ -76,9 +76,9 @@ export function judgeBar(
   if (ran.length > 0) {
     const best = ran.reduce((a, b) => (b.share > a.share ? b : a));
     if (provider === 'collapse' && !(accepted > best.share))
-      miss('peers', `not above ${best.name} (${pct(best.share)})`);
+      miss('peers', `not above ${best.name} (${percent(best.share)})`);
     if (provider === 'simple' && accepted < best.share - BAR.simplePeerMargin)
-      miss('peers', `more than ${points} points under ${best.name} (${pct(best.share)})`);
+      miss('peers', `more than ${points} points under ${best.name} (${percent(best.share)})`);
   }
   return { meets: misses.length === 0, misses, peersJudged: ran.length > 0 };
 }

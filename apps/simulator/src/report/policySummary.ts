@@ -8,6 +8,7 @@ import {
   type BarVerdict,
 } from '../metrics/Bar.js';
 import type { ProviderModel } from '../provider/Provider.js';
+import { percent } from './format.js';
 
 export interface PolicyRow {
   provider: ProviderModel;
@@ -25,7 +26,6 @@ export function verdictOf(row: PolicyRow): BarVerdict {
   return judgeBar(row.provider, recloser, row.figures);
 }
 
-const pct = (v: number): string => `${(v * 100).toFixed(1)} %`;
 const CRITERIA: BarCriterion[] = ['accepted', 're-trips', 'attempts', 'overruns', 'peers'];
 
 /** The summary and the runs that fall short, as Markdown lines. */
@@ -56,7 +56,7 @@ export function summaryLines(rows: PolicyRow[]): string[] {
       .join(', ');
     const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
     lines.push(
-      `| ${provider} | ${scenario} | ${cell.length} | ${pct(mean)} | ${pct(Math.min(...shares))} | ${pct(Math.max(...shares))} | ${retrips} | ${meets} | ${short || '-'} |`,
+      `| ${provider} | ${scenario} | ${cell.length} | ${percent(mean)} | ${percent(Math.min(...shares))} | ${percent(Math.max(...shares))} | ${retrips} | ${meets} | ${short || '-'} |`,
     );
   }
   const meeting = rows.filter((r) => verdicts.get(r)!.meets).length;
@@ -76,7 +76,7 @@ export function summaryLines(rows: PolicyRow[]): string[] {
       '|---|---|---:|---:|---|',
       ...failing.map(
         (r) =>
-          `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${pct(r.figures.recloser!.acceptedShareOfServable ?? 0)} | ${verdicts
+          `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${percent(r.figures.recloser!.acceptedShareOfServable ?? 0)} | ${verdicts
             .get(r)!
             .misses.map((m) => m.text)
             .join('; ')} |`,

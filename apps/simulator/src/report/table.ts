@@ -1,5 +1,6 @@
 // The side-by-side table: one column per strategy, one row per figure.
 import type { StrategyFigures } from '../metrics/Summary.js';
+import { percent } from './format.js';
 
 export interface StrategyColumn {
   name: string;
@@ -12,10 +13,7 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
   ['peak attempts/s during recovery', (f) => String(f.peakAttemptsPerSec)],
   ['peak attempts/s after that wave', (f) => (f.hadOutage ? String(f.peakAttemptsAfterWave) : '-')],
   ['accepted work (calls)', (f) => String(f.acceptedWork)],
-  [
-    'accepted after the outage / servable',
-    (f) => (f.acceptedShareOfServable === null ? '-' : `${(f.acceptedShareOfServable * 100).toFixed(1)} %`),
-  ],
+  ['accepted after the outage / servable', (f) => percent(f.acceptedShareOfServable)],
   [
     'p95 latency of accepted calls after the outage',
     (f) => (f.acceptedLatencyP95Ms === null ? '-' : `${f.acceptedLatencyP95Ms} ms`),

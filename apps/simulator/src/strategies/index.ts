@@ -16,3 +16,13 @@ export const STRATEGIES: Strategy[] = [
   recloser,
   recloserNoController,
 ];
+
+/** The strategies a `--strategies` list names, of `known`, in its order; an unknown name is an error naming the flag and listing the known ones. */
+export function strategiesNamed(names: string[], known: Strategy[]): Strategy[] {
+  return names.map((n) => {
+    const s = known.find((x) => x.name === n);
+    if (!s)
+      throw new Error(`--strategies: unknown strategy ${n} (known: ${known.map((x) => x.name).join(', ')})`);
+    return s;
+  });
+}
