@@ -530,6 +530,17 @@ describe('RAMPING: finding the limit', () => {
     expect(r.next.sustainedLevel!).toBeCloseTo(0.01 * LEVEL_DECREASE, 10);
   });
 
+  it('a collapse on the level a failure stepped back to learns from the failed level above it, not from itself', () => {
+    const s = pass(pass(ramping(0)).next).next; // 0.09, held 0.03
+    const back = drained(pass(s, degraded).next);
+    expect(back.level).toBeCloseTo(0.03, 10);
+    expect(back.failedLevel).toBeCloseTo(0.09, 10);
+    // the provider lost health while 0.09 queued: the landing collapses in the aftermath and reopens
+    const d = tick(back, back.stepSince! + 1, collapsed);
+    expect(d.next).toMatchObject({ state: 'open', failedRecoveries: 1 });
+    expect(d.next.sustainedLevel!).toBeCloseTo(0.09 * LEVEL_DECREASE, 10);
+  });
+
   it('a degrade at the start level with nothing lower reopens', () => {
     const d = pass(ramping(0), degraded);
     expect(d.next).toMatchObject({ state: 'open', failedRecoveries: 1 });

@@ -490,7 +490,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   // a collapse acts at once (no dwell, even paused): land on the last level that held, else reopen;
   // either way the learned level falls multiplicatively
   if (gates.outcome === 'collapse') {
-    const sustainedLevel = learnedAfterCollapse(ramp, s.sustainedLevel, level);
+    const sustainedLevel = learnedAfterCollapse(ramp, s.sustainedLevel, level, s.failedLevel);
     if (landing !== null) {
       const next = levelTo(landing, { ...limitFound(level), sustainedLevel, heldLevel: landing });
       const to =

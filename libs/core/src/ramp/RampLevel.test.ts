@@ -116,15 +116,27 @@ describe('RampLevel', () => {
     expect(deliveredLevel(0.2, 5, 0)).toBeNull();
   });
 
-  it('property: the learned level falls after a collapse', () => {
+  it('property: the learned level falls after a collapse, whatever limit the recovery found', () => {
     fc.assert(
       fc.property(
         fc.option(fc.double({ min: 0.001, max: 1, noNaN: true }), { nil: null }),
         fc.double({ min: 0.001, max: 1, noNaN: true }),
-        (learned, level) => {
-          expect(learnedAfterCollapse(ramp, learned, level)).toBeLessThan(learned ?? 1);
+        fc.option(fc.double({ min: 0.001, max: 1, noNaN: true }), { nil: null }),
+        (learned, level, limit) => {
+          const after = learnedAfterCollapse(ramp, learned, level, limit);
+          expect(after).toBeLessThan(learned ?? 1);
+          // never below what the collapsed level alone would teach
+          expect(after).toBeGreaterThanOrEqual(learnedAfterCollapse(ramp, learned, level));
         },
       ),
     );
+  });
+
+  it('a collapse below the limit found learns from the limit (the overload came from there), one above it from itself', () => {
+    // landed on 0.03 after 0.12 failed, then 0.03 collapsed in the aftermath
+    expect(learnedAfterCollapse(ramp, null, 0.03, 0.12)).toBeCloseTo(0.12 * LEVEL_DECREASE, 12);
+    expect(learnedAfterCollapse(ramp, 0.1, 0.03, 0.12)).toBeCloseTo(0.1 * LEVEL_DECREASE, 12);
+    expect(learnedAfterCollapse(ramp, null, 0.2, 0.12)).toBeCloseTo(0.2 * LEVEL_DECREASE, 12);
+    expect(learnedAfterCollapse(ramp, null, 0.03, null)).toBeCloseTo(0.03 * LEVEL_DECREASE, 12);
   });
 });

@@ -126,15 +126,20 @@ export function decreasedLevel(ramp: Pick<RampConfig, 'steps'>, level: number, h
 }
 
 /**
- * The learned level after a collapse at `level`: multiplicatively below both the level that
- * collapsed and what was learned before (additive increase and multiplicative decrease).
+ * The learned level after a collapse at `level`: multiplicatively below both what was learned
+ * before and the load that collapsed the provider (additive increase and multiplicative decrease).
+ * That load is `level`, or the limit this recovery found (`limit`, its lowest failed level) when the
+ * collapse came below it: a level stepped back to collapses in the aftermath of the overload above
+ * (the provider lost health while that level queued), which says nothing against the lower level.
+ * Learning from the landing left a provider back at 10 % to climb from 2.4 % at probeGrowth.
  */
 export function learnedAfterCollapse(
   ramp: Pick<RampConfig, 'steps'>,
   sustained: number | null,
   level: number,
+  limit: number | null = null,
 ): number {
-  return Math.min(sustained ?? topLevel(ramp), level) * LEVEL_DECREASE;
+  return Math.min(sustained ?? topLevel(ramp), Math.max(level, limit ?? 0)) * LEVEL_DECREASE;
 }
 
 /**
