@@ -34,12 +34,20 @@ describe('npm run policy (built script)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('gives the same rows in two worker threads as in one, and ends with the bar judged', async () => {
+  it('gives the same rows in two worker threads as in one, ends with the bar judged, and compares with a baseline', async () => {
     const one = join(dir, 'one.json');
     const two = join(dir, 'two.json');
-    const [seq, par] = await Promise.all([
-      run(process.execPath, [SCRIPT, ...ARGS_SHORT, '--jobs', '1', '--json', one]),
-      run(process.execPath, [SCRIPT, ...ARGS_SHORT, '--jobs', '2', '--json', two]),
+    const seq = await run(process.execPath, [SCRIPT, ...ARGS_SHORT, '--jobs', '1', '--json', one]);
+    // the threaded run compared with the single thread's JSON: the same tables, then nothing moved
+    const par = await run(process.execPath, [
+      SCRIPT,
+      ...ARGS_SHORT,
+      '--jobs',
+      '2',
+      '--json',
+      two,
+      '--baseline',
+      one,
     ]);
     const rows = JSON.parse(readFileSync(one, 'utf8')) as {
       scenario: string;
@@ -56,7 +64,9 @@ describe('npm run policy (built script)', () => {
     ]);
     expect(Object.keys(rows[0]!.figures).sort()).toEqual(['jittered', 'recloser']);
     expect(JSON.parse(readFileSync(two, 'utf8'))).toEqual(rows);
-    expect(par.stdout).toBe(seq.stdout);
+    expect(par.stdout.startsWith(seq.stdout.trimEnd())).toBe(true);
+    expect(par.stdout).toContain(`Against ${one} (6 runs in common)`);
+    expect(par.stdout).toContain('No run moved by 0.1 point or more, and no verdict changed.');
     expect(seq.stdout).toMatch(/The bar holds in \d of 6 runs\./);
     // each finished run is reported as it ends (progress), on stderr
     expect(par.stderr).toMatch(/\[6\/6\] simple S[12] \d+ [s%] seed 3: recloser \d+\.\d %/);
@@ -66,6 +76,13 @@ describe('npm run policy (built script)', () => {
     await expect(run(process.execPath, [SCRIPT, '--seeds', '9-1'])).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('--seeds: "9-1" is not a seed') as unknown,
+    });
+    // a baseline that cannot be read fails before any run
+    await expect(
+      run(process.execPath, [SCRIPT, '--baseline', join(dir, 'absent.json')]),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('absent.json: ENOENT') as unknown,
     });
     await expect(run(process.execPath, [SCRIPT, '--strategies', 'recloser,bogus'])).rejects.toMatchObject({
       code: 1,

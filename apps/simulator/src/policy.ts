@@ -1,5 +1,6 @@
 // npm run policy -- [--seeds 1,3,7|1-13] [--strategies …] [--scenarios S2] [--providers collapse]
-//                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE]   (--help: policyArgs.ts)
+//                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE] [--baseline FILE]
+//                   (--help: policyArgs.ts)
 // Issue 13's matrix: S1 with 45, 60 and 75 s outages and S2 with the provider back at 10, 20 and 35 %,
 // on both provider models; prints (and writes) every strategy's accepted share of servable per run,
 // recloser's re-trips, budget overruns and max attempts/servable, p95 latencies, then a summary per
@@ -8,7 +9,8 @@
 // run is a pure function of its seed, so the tables are the same at any --jobs.
 // --oracle adds a yardstick column: the best share any fixed share of the provider's capacity,
 // read off the simulated provider, reaches in that run (strategies/oracle.ts); it about doubles the time.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// --baseline compares with an earlier run's --json, cell by cell (report/policyComparison.ts).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { BarFigures } from './metrics/Bar.js';
@@ -16,6 +18,7 @@ import type { StrategyFigures } from './metrics/Summary.js';
 import { parsePolicyArgs, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { percent } from './report/format.js';
+import { comparisonLines, readBaseline } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
 import { summaryLines, type PolicyRow } from './report/policySummary.js';
 import { runScenario } from './scenarios/runScenario.js';
@@ -113,6 +116,14 @@ function runInWorkers(specs: RunSpec[], jobs: number): Promise<Row[]> {
   });
 }
 
+function readBaselineFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new Error(`--baseline: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
 async function main(): Promise<void> {
   const args = parsePolicyArgs(process.argv.slice(2));
   if (args.help) {
@@ -120,6 +131,8 @@ async function main(): Promise<void> {
     return;
   }
   strategiesNamed(args.strategies ?? [], KNOWN); // an unknown name fails here, before any run
+  const baseline =
+    args.baseline !== undefined ? readBaseline(readBaselineFile(args.baseline), args.baseline) : null;
   const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
   const strategies = names && args.oracle ? [...names, ...ORACLES.map((o) => o.name)] : names;
   const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;
@@ -191,6 +204,7 @@ async function main(): Promise<void> {
     ),
     '',
     ...summaryLines(rows),
+    ...(baseline ? ['', ...comparisonLines(rows, baseline, args.baseline!)] : []),
   );
   console.log(lines.join('\n'));
   if (args.markdown) {

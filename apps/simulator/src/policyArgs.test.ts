@@ -39,6 +39,8 @@ describe('npm run policy arguments', () => {
         'p.md',
         '--json',
         'p.json',
+        '--baseline',
+        'before.json',
       ]),
     ).toEqual({
       help: false,
@@ -51,6 +53,7 @@ describe('npm run policy arguments', () => {
       seconds: 120,
       markdown: 'p.md',
       json: 'p.json',
+      baseline: 'before.json',
     });
     expect(parsePolicyArgs(['--help']).help).toBe(true);
   });
@@ -67,6 +70,7 @@ describe('npm run policy arguments', () => {
     expect(() => parsePolicyArgs(['--jobs', '0'])).toThrow('--jobs must be an integer in [1, 64]');
     expect(() => parsePolicyArgs(['--seconds', '1.5'])).toThrow('--seconds must be an integer in [1, 3600]');
     expect(() => parsePolicyArgs(['--json'])).toThrow('--json needs a value');
+    expect(() => parsePolicyArgs(['--baseline'])).toThrow('--baseline needs a value');
     expect(() => parsePolicyArgs(['--bogus'])).toThrow('unknown option --bogus');
   });
 });

@@ -18,6 +18,8 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
   --seconds N          simulate N seconds instead of each scenario's 600 (a quicker, rougher look)
   --markdown FILE      the tables as Markdown
   --json FILE          the figures of every run
+  --baseline FILE      compare with an earlier run's --json: per cell recloser's mean, re-trips and
+                       runs meeting the bar before and now, and each run that moved
   --help               this text`;
 
 export const POLICY_SCENARIOS = ['S1', 'S2'] as const;
@@ -34,6 +36,7 @@ export interface PolicyArgs {
   seconds?: number;
   markdown?: string;
   json?: string;
+  baseline?: string;
 }
 
 const MAX_SEED = 2 ** 31 - 1;
@@ -103,6 +106,9 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         break;
       case '--json':
         args.json = value.text();
+        break;
+      case '--baseline':
+        args.baseline = value.text();
         break;
       case '--help':
       case '-h':

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { comparisonLines, readBaseline } from './policyComparison.js';
+import type { PolicyRow } from './policySummary.js';
+
+const rec = (share: number, retrips = 0) => ({
+  acceptedShareOfServable: share,
+  retripsAfterRecovery: retrips,
+  maxAttemptedOverServable: 1.1,
+  budgetViolations: [] as string[],
+});
+const row = (
+  provider: PolicyRow['provider'],
+  level: string,
+  seed: number,
+  share: number,
+  retrips = 0,
+): PolicyRow => ({
+  provider,
+  scenario: 'S2',
+  level,
+  seed,
+  figures: { recloser: rec(share, retrips) },
+});
+
+describe("npm run policy's comparison with a baseline (--baseline)", () => {
+  const before = [
+    row('collapse', '20 %', 1, 0.9, 1),
+    row('collapse', '20 %', 3, 0.96),
+    row('simple', '35 %', 1, 0.95),
+    row('simple', '35 %', 9, 0.5), // not in the new run: left out
+  ];
+  const now = [
+    row('collapse', '20 %', 1, 0.951),
+    row('collapse', '20 %', 3, 0.9608), // moved less than a tenth of a point: not listed
+    row('simple', '35 %', 1, 0.93),
+    row('simple', '10 %', 1, 0.99), // not in the baseline: left out
+  ];
+  const lines = comparisonLines(now, before, 'base.json');
+
+  it('gives per cell and over every cell the mean, re-trips and runs meeting the bar, before and now, over the runs both have', () => {
+    expect(lines[0]).toBe(
+      "Against base.json (3 runs in common): recloser's mean share of servable, re-trips and runs meeting the bar, before and now:",
+    );
+    expect(lines).toContain('| collapse | S2 20 % | 2 | 93.0 % | 95.6 % | +2.6 | 1 | 0 | 1 | 2 |');
+    expect(lines).toContain('| simple | S2 35 % | 1 | 95.0 % | 93.0 % | −2.0 | 0 | 0 | 1 | 0 |');
+    expect(lines).toContain('| all | every cell | 3 | 93.7 % | 94.7 % | +1.1 | 1 | 0 | 2 | 2 |');
+  });
+
+  it('lists the runs that moved by a tenth of a point or more, or changed verdict', () => {
+    expect(lines).toContain('Runs that moved by 0.1 point or more or changed verdict (2):');
+    expect(lines).toContain('| collapse | S2 20 % | 1 | 90.0 % | 95.1 % | +5.1 | 1 | 0 | short | meets |');
+    expect(lines).toContain('| simple | S2 35 % | 1 | 95.0 % | 93.0 % | −2.0 | 0 | 0 | meets | short |');
+    expect(lines.some((l) => l.startsWith('| collapse | S2 20 % | 3 |'))).toBe(false);
+  });
+
+  it('says so when nothing moved, and when no run is in common', () => {
+    expect(comparisonLines(now, now, 'same.json')).toContain(
+      'No run moved by 0.1 point or more, and no verdict changed.',
+    );
+    expect(comparisonLines(now, [row('simple', '35 %', 7, 0.9)], 'other.json')).toEqual([
+      'Against other.json: no run in common (same provider, scenario and seed).',
+    ]);
+  });
+
+  it('reads what --json wrote, and names the file, the row and the field of anything else', () => {
+    expect(readBaseline(JSON.stringify(before), 'b.json')).toEqual(before);
+    expect(() => readBaseline('{', 'b.json')).toThrow(/^--baseline: b\.json: not JSON/);
+    expect(() => readBaseline('{"rows": []}', 'b.json')).toThrow('--baseline: b.json: not the rows');
+    const broken = (patch: Record<string, unknown>): string =>
+      JSON.stringify([before[0], { ...before[1], ...patch }]);
+    expect(() => readBaseline(broken({ provider: 'flaky' }), 'b.json')).toThrow(
+      '--baseline: b.json: row 2: provider is not one of simple, collapse',
+    );
+    expect(() => readBaseline(broken({ seed: 1.5 }), 'b.json')).toThrow('row 2: seed is not an integer');
+    expect(() => readBaseline(broken({ figures: { naive: rec(0.3) } }), 'b.json')).toThrow(
+      'row 2: figures.recloser is missing',
+    );
+    expect(() =>
+      readBaseline(broken({ figures: { recloser: { ...rec(0.9), retripsAfterRecovery: '2' } } }), 'b.json'),
+    ).toThrow('row 2: figures.recloser.retripsAfterRecovery is not a number');
+  });
+});

@@ -1,0 +1,109 @@
+// `npm run policy -- --baseline FILE`: this run beside an earlier one (that run's --json), so a
+// policy change is measured as docs/scenarios asks, on more seeds than three and cell by cell:
+// recloser's mean, re-trips and runs meeting the bar before and now, over the runs both have, then
+// each run whose share moved by MOVED_POINTS or more or whose verdict changed. A verdict is judged on
+// the peers each run had (a recloser-only run does not judge the peer criterion).
+import { PROVIDER_MODELS } from '../provider/Provider.js';
+import { percent } from './format.js';
+import { verdictOf, type PolicyRow } from './policySummary.js';
+
+/** A run's share moving less than this (points of servable) is not listed: the tables round to 0.1. */
+export const MOVED_POINTS = 0.1;
+
+const runKey = (r: PolicyRow): string => `${r.provider}|${r.scenario} ${r.level}|${r.seed}`;
+const share = (r: PolicyRow): number => r.figures.recloser?.acceptedShareOfServable ?? 0;
+const retrips = (r: PolicyRow): number => r.figures.recloser?.retripsAfterRecovery ?? 0;
+const points = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)}`;
+
+/** An earlier run's rows, read from its --json text; an error names the file, the row and the field. */
+export function readBaseline(text: string, file: string): PolicyRow[] {
+  const fail = (what: string): never => {
+    throw new Error(`--baseline: ${file}: ${what}`);
+  };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return fail(`not JSON (${(err as Error).message})`);
+  }
+  if (!Array.isArray(parsed)) return fail('not the rows `npm run policy -- --json` writes (an array)');
+  parsed.forEach((value: unknown, i) => {
+    const at = (field: string, why: string): never => fail(`row ${i + 1}: ${field} ${why}`);
+    const row = (value ?? {}) as Record<string, unknown>;
+    if (!PROVIDER_MODELS.includes(row.provider as never))
+      at('provider', `is not one of ${PROVIDER_MODELS.join(', ')}`);
+    if (typeof row.scenario !== 'string') at('scenario', 'is not a string');
+    if (typeof row.level !== 'string') at('level', 'is not a string');
+    if (!Number.isInteger(row.seed)) at('seed', 'is not an integer');
+    const rec = ((row.figures ?? {}) as Record<string, Record<string, unknown> | undefined>).recloser;
+    if (!rec) return at('figures.recloser', 'is missing');
+    const accepted = rec.acceptedShareOfServable;
+    if (accepted !== null && typeof accepted !== 'number')
+      at('figures.recloser.acceptedShareOfServable', 'is not a number');
+    if (typeof rec.retripsAfterRecovery !== 'number')
+      at('figures.recloser.retripsAfterRecovery', 'is not a number');
+    if (!Array.isArray(rec.budgetViolations)) at('figures.recloser.budgetViolations', 'is not a list');
+  });
+  return parsed as PolicyRow[];
+}
+
+/** The comparison, as Markdown lines: per cell, all cells, then the runs that moved. */
+export function comparisonLines(rows: PolicyRow[], baseline: PolicyRow[], file: string): string[] {
+  const before = new Map(baseline.map((r) => [runKey(r), r]));
+  const pairs = rows.flatMap((now) => {
+    const was = before.get(runKey(now));
+    return was ? [{ now, was }] : [];
+  });
+  if (pairs.length === 0) return [`Against ${file}: no run in common (same provider, scenario and seed).`];
+  type Pair = (typeof pairs)[number];
+  const cells = new Map<string, Pair[]>();
+  for (const p of pairs) {
+    const key = `${p.now.provider} | ${p.now.scenario} ${p.now.level}`;
+    cells.set(key, [...(cells.get(key) ?? []), p]);
+  }
+  const meets = (r: PolicyRow): boolean => verdictOf(r).meets;
+  /** recloser over the runs of one side of `ps`: mean share, re-trips, runs meeting the bar */
+  const side = (ps: Pair[], pick: (p: Pair) => PolicyRow) => {
+    const runs = ps.map(pick);
+    return {
+      mean: runs.reduce((a, r) => a + share(r), 0) / runs.length,
+      retrips: runs.reduce((a, r) => a + retrips(r), 0),
+      meeting: runs.filter(meets).length,
+    };
+  };
+  const line = (label: string, ps: Pair[]): string => {
+    const was = side(ps, (p) => p.was);
+    const now = side(ps, (p) => p.now);
+    return `| ${label} | ${ps.length} | ${percent(was.mean)} | ${percent(now.mean)} | ${points(now.mean - was.mean)} | ${was.retrips} | ${now.retrips} | ${was.meeting} | ${now.meeting} |`;
+  };
+  const lines = [
+    `Against ${file} (${pairs.length} runs in common): recloser's mean share of servable, re-trips and runs meeting the bar, before and now:`,
+    '',
+    '| provider | scenario | runs | mean before | now | points | re-trips before | now | meet the bar before | now |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...[...cells].map(([key, ps]) => line(key, ps)),
+    line('all | every cell', pairs),
+  ];
+  const moved = pairs.filter(
+    (p) =>
+      Math.abs(share(p.now) - share(p.was)) * 100 >= MOVED_POINTS - 1e-9 || meets(p.now) !== meets(p.was),
+  );
+  const verdict = (r: PolicyRow): string => (meets(r) ? 'meets' : 'short');
+  lines.push(
+    '',
+    moved.length === 0
+      ? `No run moved by ${MOVED_POINTS} point or more, and no verdict changed.`
+      : `Runs that moved by ${MOVED_POINTS} point or more or changed verdict (${moved.length}):`,
+  );
+  if (moved.length > 0)
+    lines.push(
+      '',
+      '| provider | scenario | seed | before | now | points | re-trips before | now | bar before | now |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---|---|',
+      ...moved.map(
+        ({ now, was }) =>
+          `| ${now.provider} | ${now.scenario} ${now.level} | ${now.seed} | ${percent(share(was))} | ${percent(share(now))} | ${points(share(now) - share(was))} | ${retrips(was)} | ${retrips(now)} | ${verdict(was)} | ${verdict(now)} |`,
+      ),
+    );
+  return lines;
+}
