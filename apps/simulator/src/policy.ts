@@ -20,7 +20,7 @@ import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { percent } from './report/format.js';
 import { comparisonLines, readBaseline } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
-import { summaryLines, type PolicyRow } from './report/policySummary.js';
+import { cellOf, summaryLines, type PolicyRow } from './report/policySummary.js';
 import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
 import { S2 } from './scenarios/S2.js';
@@ -186,7 +186,7 @@ async function main(): Promise<void> {
     ...rows.map((r) => {
       const rec = r.figures.recloser!;
       const oracle = args.oracle ? ` ${oracleBest(r)} |` : '';
-      return `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${columns.map((n) => percent(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
+      return `| ${cellOf(r)} | ${r.seed} | ${columns.map((n) => percent(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
     }),
   ];
   // what each strategy's goodput cost its callers in latency (the simple provider rewards a full queue)
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     `|---|---|---:|${columns.map(() => '---:').join('|')}|`,
     ...rows.map(
       (r) =>
-        `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${columns.map((n) => ms(r.figures[n]!.acceptedLatencyP95Ms)).join(' | ')} |`,
+        `| ${cellOf(r)} | ${r.seed} | ${columns.map((n) => ms(r.figures[n]!.acceptedLatencyP95Ms)).join(' | ')} |`,
     ),
     '',
     ...summaryLines(rows),

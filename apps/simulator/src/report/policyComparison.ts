@@ -5,14 +5,20 @@
 // the peers each run had (a recloser-only run does not judge the peer criterion).
 import { PROVIDER_MODELS } from '../provider/Provider.js';
 import { percent } from './format.js';
-import { verdictOf, type PolicyRow } from './policySummary.js';
+import {
+  byCell,
+  cellOf,
+  recloserOver,
+  recloserRetrips,
+  recloserShare,
+  verdictOf,
+  type PolicyRow,
+} from './policySummary.js';
 
 /** A run's share moving less than this (points of servable) is not listed: the tables round to 0.1. */
 export const MOVED_POINTS = 0.1;
 
-const runKey = (r: PolicyRow): string => `${r.provider}|${r.scenario} ${r.level}|${r.seed}`;
-const share = (r: PolicyRow): number => r.figures.recloser?.acceptedShareOfServable ?? 0;
-const retrips = (r: PolicyRow): number => r.figures.recloser?.retripsAfterRecovery ?? 0;
+const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
 const points = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)}`;
 
 /** An earlier run's rows, read from its --json text; an error names the file, the row and the field. */
@@ -56,24 +62,9 @@ export function comparisonLines(rows: PolicyRow[], baseline: PolicyRow[], file: 
   });
   if (pairs.length === 0) return [`Against ${file}: no run in common (same provider, scenario and seed).`];
   type Pair = (typeof pairs)[number];
-  const cells = new Map<string, Pair[]>();
-  for (const p of pairs) {
-    const key = `${p.now.provider} | ${p.now.scenario} ${p.now.level}`;
-    cells.set(key, [...(cells.get(key) ?? []), p]);
-  }
-  const meets = (r: PolicyRow): boolean => verdictOf(r).meets;
-  /** recloser over the runs of one side of `ps`: mean share, re-trips, runs meeting the bar */
-  const side = (ps: Pair[], pick: (p: Pair) => PolicyRow) => {
-    const runs = ps.map(pick);
-    return {
-      mean: runs.reduce((a, r) => a + share(r), 0) / runs.length,
-      retrips: runs.reduce((a, r) => a + retrips(r), 0),
-      meeting: runs.filter(meets).length,
-    };
-  };
   const line = (label: string, ps: Pair[]): string => {
-    const was = side(ps, (p) => p.was);
-    const now = side(ps, (p) => p.now);
+    const was = recloserOver(ps.map((p) => p.was));
+    const now = recloserOver(ps.map((p) => p.now));
     return `| ${label} | ${ps.length} | ${percent(was.mean)} | ${percent(now.mean)} | ${points(now.mean - was.mean)} | ${was.retrips} | ${now.retrips} | ${was.meeting} | ${now.meeting} |`;
   };
   const lines = [
@@ -81,12 +72,14 @@ export function comparisonLines(rows: PolicyRow[], baseline: PolicyRow[], file: 
     '',
     '| provider | scenario | runs | mean before | now | points | re-trips before | now | meet the bar before | now |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...[...cells].map(([key, ps]) => line(key, ps)),
+    ...[...byCell(pairs, (p) => p.now)].map(([cell, ps]) => line(cell, ps)),
     line('all | every cell', pairs),
   ];
+  const meets = (r: PolicyRow): boolean => verdictOf(r).meets;
   const moved = pairs.filter(
     (p) =>
-      Math.abs(share(p.now) - share(p.was)) * 100 >= MOVED_POINTS - 1e-9 || meets(p.now) !== meets(p.was),
+      Math.abs(recloserShare(p.now) - recloserShare(p.was)) * 100 >= MOVED_POINTS - 1e-9 ||
+      meets(p.now) !== meets(p.was),
   );
   const verdict = (r: PolicyRow): string => (meets(r) ? 'meets' : 'short');
   lines.push(
@@ -102,7 +95,7 @@ export function comparisonLines(rows: PolicyRow[], baseline: PolicyRow[], file: 
       '|---|---|---:|---:|---:|---:|---:|---:|---|---|',
       ...moved.map(
         ({ now, was }) =>
-          `| ${now.provider} | ${now.scenario} ${now.level} | ${now.seed} | ${percent(share(was))} | ${percent(share(now))} | ${points(share(now) - share(was))} | ${retrips(was)} | ${retrips(now)} | ${verdict(was)} | ${verdict(now)} |`,
+          `| ${cellOf(now)} | ${now.seed} | ${percent(recloserShare(was))} | ${percent(recloserShare(now))} | ${points(recloserShare(now) - recloserShare(was))} | ${recloserRetrips(was)} | ${recloserRetrips(now)} | ${verdict(was)} | ${verdict(now)} |`,
       ),
     );
   return lines;

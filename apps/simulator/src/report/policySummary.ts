@@ -28,13 +28,45 @@ export function verdictOf(row: PolicyRow): BarVerdict {
 
 const CRITERIA: BarCriterion[] = ['accepted', 're-trips', 'attempts', 'overruns', 'peers'];
 
+/** The cell a run belongs to, as the tables name it: "collapse | S2 20 %". */
+export const cellOf = (r: PolicyRow): string => `${r.provider} | ${r.scenario} ${r.level}`;
+
+/** `items` grouped by the cell of their run, cells in the order first seen. */
+export function byCell<T>(items: T[], runOf: (item: T) => PolicyRow): Map<string, T[]> {
+  const cells = new Map<string, T[]>();
+  for (const item of items) {
+    const key = cellOf(runOf(item));
+    cells.set(key, [...(cells.get(key) ?? []), item]);
+  }
+  return cells;
+}
+
+/** Recloser's share of servable in a run (0 when none was measured, as the bar reads it). */
+export const recloserShare = (r: PolicyRow): number => r.figures.recloser?.acceptedShareOfServable ?? 0;
+
+/** Recloser's re-trips after the recovery in a run. */
+export const recloserRetrips = (r: PolicyRow): number => r.figures.recloser?.retripsAfterRecovery ?? 0;
+
+/** Recloser over some runs: mean, min and max share, re-trips summed, runs meeting the bar. */
+export function recloserOver(runs: PolicyRow[]): {
+  mean: number;
+  min: number;
+  max: number;
+  retrips: number;
+  meeting: number;
+} {
+  const shares = runs.map(recloserShare);
+  return {
+    mean: shares.reduce((a, b) => a + b, 0) / shares.length,
+    min: Math.min(...shares),
+    max: Math.max(...shares),
+    retrips: runs.reduce((n, r) => n + recloserRetrips(r), 0),
+    meeting: runs.filter((r) => verdictOf(r).meets).length,
+  };
+}
+
 /** The summary and the runs that fall short, as Markdown lines. */
 export function summaryLines(rows: PolicyRow[]): string[] {
-  const cells = new Map<string, PolicyRow[]>();
-  for (const r of rows) {
-    const key = `${r.provider}|${r.scenario} ${r.level}`;
-    cells.set(key, [...(cells.get(key) ?? []), r]);
-  }
   const verdicts = new Map(rows.map((r) => [r, verdictOf(r)]));
   const lines = [
     `Recloser over the seeds, and the runs that meet issue 13's bar (${BAR_DESCRIPTION}):`,
@@ -42,21 +74,17 @@ export function summaryLines(rows: PolicyRow[]): string[] {
     '| provider | scenario | runs | recloser mean | min | max | re-trips | meet the bar | fall short on (runs) |',
     '|---|---|---:|---:|---:|---:|---:|---:|---|',
   ];
-  for (const [key, cell] of cells) {
-    const [provider, scenario] = key.split('|');
-    const shares = cell.map((r) => r.figures.recloser!.acceptedShareOfServable ?? 0);
-    const retrips = cell.reduce((n, r) => n + r.figures.recloser!.retripsAfterRecovery, 0);
-    const meets = cell.filter((r) => verdicts.get(r)!.meets).length;
+  for (const [cell, runs] of byCell(rows, (r) => r)) {
+    const over = recloserOver(runs);
     const short = CRITERIA.map((c) => ({
       c,
-      n: cell.filter((r) => verdicts.get(r)!.misses.some((m) => m.criterion === c)).length,
+      n: runs.filter((r) => verdicts.get(r)!.misses.some((m) => m.criterion === c)).length,
     }))
       .filter(({ n }) => n > 0)
       .map(({ c, n }) => `${c} (${n})`)
       .join(', ');
-    const mean = shares.reduce((a, b) => a + b, 0) / shares.length;
     lines.push(
-      `| ${provider} | ${scenario} | ${cell.length} | ${percent(mean)} | ${percent(Math.min(...shares))} | ${percent(Math.max(...shares))} | ${retrips} | ${meets} | ${short || '-'} |`,
+      `| ${cell} | ${runs.length} | ${percent(over.mean)} | ${percent(over.min)} | ${percent(over.max)} | ${over.retrips} | ${over.meeting} | ${short || '-'} |`,
     );
   }
   const meeting = rows.filter((r) => verdicts.get(r)!.meets).length;
@@ -76,7 +104,7 @@ export function summaryLines(rows: PolicyRow[]): string[] {
       '|---|---|---:|---:|---|',
       ...failing.map(
         (r) =>
-          `| ${r.provider} | ${r.scenario} ${r.level} | ${r.seed} | ${percent(r.figures.recloser!.acceptedShareOfServable ?? 0)} | ${verdicts
+          `| ${cellOf(r)} | ${r.seed} | ${percent(recloserShare(r))} | ${verdicts
             .get(r)!
             .misses.map((m) => m.text)
             .join('; ')} |`,
