@@ -78,5 +78,16 @@ describe("npm run policy's comparison with a baseline (--baseline)", () => {
     expect(() =>
       readBaseline(broken({ figures: { recloser: { ...rec(0.9), retripsAfterRecovery: '2' } } }), 'b.json'),
     ).toThrow('row 2: figures.recloser.retripsAfterRecovery is not a number');
+    // the figures the bar reads: absent or of another type they would be judged silently wrong
+    const { maxAttemptedOverServable: _absent, ...noMax } = rec(0.9);
+    expect(() => readBaseline(broken({ figures: { recloser: noMax } }), 'b.json')).toThrow(
+      'row 2: figures.recloser.maxAttemptedOverServable is not a number',
+    );
+    expect(() =>
+      readBaseline(
+        broken({ figures: { recloser: rec(0.9), jittered: { acceptedShareOfServable: '99 %' } } }),
+        'b.json',
+      ),
+    ).toThrow('row 2: figures.jittered.acceptedShareOfServable is not a number');
   });
 });

@@ -41,13 +41,18 @@ export function readBaseline(text: string, file: string): PolicyRow[] {
     if (typeof row.scenario !== 'string') at('scenario', 'is not a string');
     if (typeof row.level !== 'string') at('level', 'is not a string');
     if (!Number.isInteger(row.seed)) at('seed', 'is not an integer');
-    const rec = ((row.figures ?? {}) as Record<string, Record<string, unknown> | undefined>).recloser;
+    const figures = (row.figures ?? {}) as Record<string, Record<string, unknown> | null>;
+    const rec = figures.recloser;
     if (!rec) return at('figures.recloser', 'is missing');
-    const accepted = rec.acceptedShareOfServable;
-    if (accepted !== null && typeof accepted !== 'number')
-      at('figures.recloser.acceptedShareOfServable', 'is not a number');
+    // what the bar reads (metrics/Bar.ts): a figure of another type would be judged silently wrong
+    const numberOrNull = (v: unknown): boolean => v === null || typeof v === 'number';
+    for (const [name, f] of Object.entries(figures))
+      if (!numberOrNull(f?.acceptedShareOfServable))
+        at(`figures.${name}.acceptedShareOfServable`, 'is not a number');
     if (typeof rec.retripsAfterRecovery !== 'number')
       at('figures.recloser.retripsAfterRecovery', 'is not a number');
+    if (!numberOrNull(rec.maxAttemptedOverServable))
+      at('figures.recloser.maxAttemptedOverServable', 'is not a number');
     if (!Array.isArray(rec.budgetViolations)) at('figures.recloser.budgetViolations', 'is not a list');
   });
   return parsed as PolicyRow[];
