@@ -15,7 +15,7 @@ import { dirname } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { BarFigures } from './metrics/Bar.js';
 import type { StrategyFigures } from './metrics/Summary.js';
-import { parsePolicyArgs, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
+import { parsePolicyArgs, POLICY_SCENARIOS, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { percent } from './report/format.js';
 import { comparisonLines, readBaseline } from './report/policyComparison.js';
@@ -48,6 +48,11 @@ interface RunSpec {
 }
 
 const SCENARIOS = { S1, S2 } as const;
+/** The matrix's cells: S1's outages, S2's capacities the provider comes back with. */
+const CELLS: Record<PolicyScenario, Pick<RunSpec, 'level' | 'outageS' | 'capacity'>[]> = {
+  S1: [45, 60, 75].map((o) => ({ level: `${o} s`, outageS: o })),
+  S2: [0.1, 0.2, 0.35].map((c) => ({ level: `${c * 100} %`, capacity: c })),
+};
 const KNOWN = [...STRATEGIES, ...ORACLES];
 
 async function runOne(spec: RunSpec, onProgress?: (fraction: number) => void): Promise<Row> {
@@ -138,24 +143,11 @@ async function main(): Promise<void> {
   const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;
   const common = { strategies, ...(durationMs !== undefined ? { durationMs } : {}) };
   const specs: RunSpec[] = args.seeds.flatMap((seed) =>
-    args.providers.flatMap((provider) => [
-      ...(args.scenarios.includes('S1') ? [45, 60, 75] : []).map((o): RunSpec => ({
-        seed,
-        provider,
-        scenario: 'S1',
-        level: `${o} s`,
-        outageS: o,
-        ...common,
-      })),
-      ...(args.scenarios.includes('S2') ? [0.1, 0.2, 0.35] : []).map((c): RunSpec => ({
-        seed,
-        provider,
-        scenario: 'S2',
-        level: `${c * 100} %`,
-        capacity: c,
-        ...common,
-      })),
-    ]),
+    args.providers.flatMap((provider) =>
+      POLICY_SCENARIOS.filter((sc) => args.scenarios.includes(sc)).flatMap((scenario) =>
+        CELLS[scenario].map((cell): RunSpec => ({ seed, provider, scenario, ...cell, ...common })),
+      ),
+    ),
   );
   let rows: Row[];
   if (args.jobs > 1) rows = await runInWorkers(specs, args.jobs);
