@@ -82,8 +82,13 @@ describe('telemetry of a controller process', () => {
     expect(sample(before, 'recloser_breaker_live_instances', labels)).toBe(4);
     expect(sample(before, 'recloser_breaker_quorum_threshold', labels)).toBe(2);
 
+    // the gauges read Postgres at scrape time; the transition counter counts the event once the
+    // outbox relays it, just after the commit: wait for both, a bounded number of times
+    const opened = (text: string) =>
+      sample(text, 'recloser_breaker_state', labels) === 1 &&
+      sample(text, 'recloser_transitions_total', 'from="closed"', 'to="open"') !== undefined;
     let during = before;
-    for (let i = 0; i < 40 && sample(during, 'recloser_breaker_state', labels) !== 1; i++) {
+    for (let i = 0; i < 40 && !opened(during); i++) {
       await beat('open');
       await sleep(150);
       during = await scrape();

@@ -102,20 +102,28 @@ export class DomainMetrics implements OnModuleInit, OnModuleDestroy {
       ObservableGauge
     >,
   ): Promise<void> {
-    const counts = (await this.db.query(
-      'SELECT state, count(*)::int AS n FROM breakers WHERE archived_at IS NULL GROUP BY state',
-    )) as { state: GlobalState; n: number }[];
-    for (const s of Object.keys(STATE_CODE) as GlobalState[])
-      obs.observe(g.byState, counts.find((c) => c.state === s)?.n ?? 0, { state: s });
-
     // the breakers most worth a series first: not closed, then the rest, up to the bound
-    const ids = (await this.db.query(
-      `SELECT id FROM breakers WHERE archived_at IS NULL
-        ORDER BY (state = 'closed'), group_name, dependency, scope_kind, scope_value LIMIT $1`,
-      [METRICS_MAX_BREAKERS],
-    )) as { id: string }[];
-    if (ids.length === 0) return;
-    const entities = await this.state.getMany(ids.map((r) => r.id));
+    const ids = (
+      (await this.db.query(
+        `SELECT id FROM breakers WHERE archived_at IS NULL
+          ORDER BY (state = 'closed'), group_name, dependency, scope_kind, scope_value LIMIT $1`,
+        [METRICS_MAX_BREAKERS],
+      )) as { id: string }[]
+    ).map((r) => r.id);
+    const entities = await this.state.getMany(ids);
+    // Count the breakers with a series from the very rows their series come from, and only the
+    // rest by query: a breaker that moves between two reads is then never state=open in its own
+    // series while the open count leaves it out.
+    const rest = (await this.db.query(
+      `SELECT state, count(*)::int AS n FROM breakers WHERE archived_at IS NULL AND id <> ALL($1::uuid[])
+        GROUP BY state`,
+      [entities.map((e) => e.id)],
+    )) as { state: GlobalState; n: number }[];
+    for (const s of Object.keys(STATE_CODE) as GlobalState[]) {
+      const n = (rest.find((c) => c.state === s)?.n ?? 0) + entities.filter((e) => e.state === s).length;
+      obs.observe(g.byState, n, { state: s });
+    }
+    if (entities.length === 0) return;
     const rows = await this.breakers.summariseWithCounts(entities);
     const pipeline = this.redis.pipeline();
     for (const { summary } of rows)
