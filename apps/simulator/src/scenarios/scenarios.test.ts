@@ -1,12 +1,12 @@
 // Short versions of S1, S2, S3 and S7 (small fleets, a few simulated minutes) asserting what must
 // hold for recloser. The full-length runs are the benchmark (`npm run sim -- all`), not tests.
-import { admissionLimit, ROTATION_TTLS, stepBudget } from '@recloser/core';
+import { admissionLimit, stepBudget } from '@recloser/core';
 import { describe, expect, it } from 'vitest';
 import { probeAndRampOverruns } from '../metrics/Invariants.js';
 import type { StrategyFigures } from '../metrics/Summary.js';
 import { serviceTimeMs, sustainedInFlight } from '../provider/Provider.js';
 import { jittered, naive } from '../strategies/naive.js';
-import { HEARTBEAT_TTL_MS, poolFor, recloser } from '../strategies/recloser.js';
+import { poolFor, recloser } from '../strategies/recloser.js';
 import type { Strategy } from '../strategies/Strategy.js';
 import { runStrategy } from './run.js';
 import { providerFor, type ScenarioParams } from './Scenario.js';
@@ -132,34 +132,11 @@ describe('S2 short: the provider comes back at 10 %', () => {
     const moves = r.globalTransitions.filter((t) => t.from === 'ramping');
     expect(moves.length).toBeGreaterThan(0);
     for (const t of moves) {
+      expect(t.figures?.gates?.attempts, t.reason).toBeGreaterThan(0);
       expect(t.figures).toHaveProperty('level');
-      // a drain's moves (its timer running out, or a failed drain landing lower on what it
-      // delivered) carry levels, not gate figures; every other move is judged by the gates
-      if (/^drain(ed)? at level/.test(t.reason ?? '')) continue;
-      expect(t.figures?.gates?.attempts ?? 0, t.reason).toBeGreaterThan(0);
     }
     const started = r.globalTransitions.find((t) => t.to === 'ramping' && t.from === 'probing');
     expect(started?.figures?.probe?.verdict).toBe('pass');
-  });
-
-  it("recloser's admitted window moves without a dip or a burst: the second of each move sends what its neighbours send", async () => {
-    const r = await run('S2', S2_SHORT, recloser);
-    const moveEveryS = (ROTATION_TTLS * HEARTBEAT_TTL_MS) / 1000;
-    const at = (t: number) => r.series.find((p) => p.t === t);
-    let judged = 0;
-    for (const p of r.series) {
-      if (p.t % moveEveryS !== 0 || p.globalState !== 'ramping') continue;
-      // only moves at a level held three seconds either side (a level change moves the rate too)
-      const around = [-3, -2, -1, 1, 2, 3].map((d) => at(p.t + d));
-      if (around.some((q) => q === undefined || q.globalLevel !== p.globalLevel)) continue;
-      const usual = around.reduce((sum, q) => sum + q!.attempts, 0) / around.length;
-      if (usual < 10) continue;
-      judged += 1;
-      // before: the entering instances started half a second late (a dip of about a quarter) or,
-      // carrying full tokens, all at the move (a burst of 1.2-1.5x)
-      expect(Math.abs(p.attempts - usual) / usual, `second ${p.t}`).toBeLessThanOrEqual(0.12);
-    }
-    expect(judged).toBeGreaterThanOrEqual(3);
   });
 
   it('naive flaps: it never reaches a stable recovered state', async () => {

@@ -70,14 +70,11 @@ export class SdkGate implements CallGate {
 
   wakeAt(): number | null {
     const state = this.breaker.state;
-    // paused: the next plan decides, and the ticker pumps the worker after it
+    // paused or not admitted: the next plan decides, and the ticker pumps the worker after it
     if (state === 'paused' || state === 'fallback') return null;
     const refusal = this.breaker.refusal(this.trafficClass);
-    if (refusal.reason === 'concurrency' || refusal.reason === 'paused') return null;
-    // not admitted: the refusal says when an announced window move admits this instance (else a
-    // heartbeat interval). Left to the ticker, an instance entering the window at the move sent its
-    // first call at its next heartbeat or arrival, half a second late on average, while the leaving
-    // instances stopped on time: each move lost a quarter of a second of the step's rate.
+    if (refusal.reason === 'concurrency' || refusal.reason === 'not_admitted' || refusal.reason === 'paused')
+      return null;
     return this.sim.now() + Math.max(1, refusal.retryAfterMs);
   }
 

@@ -1,6 +1,6 @@
 // One traffic class's share of a ramp step on this instance: a token bucket for the rate and a
 // counter for the concurrency. admit() runs on the hot path and does not allocate.
-import { TokenBucket, type ClassAllowance, type Clock, type Rng } from '@recloser/core';
+import { TokenBucket, type ClassAllowance, type Clock } from '@recloser/core';
 
 /**
  * Demand is reported as a rate over at least this much recent time, however short the heartbeat
@@ -24,10 +24,7 @@ export class ClassAdmission {
   private readonly tickMs = new Float64Array(DEMAND_TICKS);
   private tickNext = 0;
 
-  constructor(
-    private readonly clock: Clock,
-    private readonly rng: Rng,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
   /** the rate of the allowance held (0 when not admitted) */
   get ratePerSec(): number {
@@ -44,16 +41,8 @@ export class ClassAdmission {
    * outlives a spell without admission, frozen (no tokens accrue meanwhile): an instance dropped
    * and admitted again — rotation, a new step — carries what it had left instead of a fresh burst,
    * so churn in who is admitted never adds bursts on top of the step's rate.
-   *
-   * `atMove`: applied at an announced window move, the one moment a whole cohort of instances is
-   * admitted at once. Entering then, the bucket holds a random part of one token, whatever it
-   * carried: with what they carried (a bucket never used is full, and one left at a move froze when
-   * its instance next asked, mostly as a token came due) the cohort's first calls bunched at the
-   * move, and then, their backlogs never empty, recurred a token's time apart in lockstep: half of
-   * each second's calls in a third of it, queueing at the provider at any load. A random part of one
-   * token starts each at its own phase; it is at most one token, as a fresh bucket holds.
    */
-  apply(allowance: ClassAllowance | null, atMove = false): void {
+  apply(allowance: ClassAllowance | null): void {
     if (allowance === null) {
       if (this.bucket !== null && this.admittedNow) this.bucket.reset(0, this.bucket.capacity);
       this.admittedNow = false;
@@ -63,7 +52,6 @@ export class ClassAdmission {
     if (this.bucket === null)
       this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock);
     else this.bucket.reset(allowance.ratePerSec, allowance.burst);
-    if (atMove && !this.admittedNow) this.bucket.restartWith(this.rng.next());
     this.admittedNow = true;
     this.concurrency = allowance.concurrency;
   }

@@ -7,13 +7,12 @@ import {
   type Outcome,
   type HeartbeatResponse,
   type ProbeResultRequest,
-  type Rng,
 } from '@recloser/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isBreakerOpenError, TransportError } from '../errors/Errors.js';
 import { createRecloser, type FallbackOptions } from '../Recloser.js';
-import { BACKLOG_DRAIN_MS, type Breaker } from './Breaker.js';
+import { BACKLOG_DRAIN_MS } from './Breaker.js';
 import type { ProbeLeaseRequest, Transport } from '../transport/Transport.js';
 
 /** A faked controller: records heartbeats and probe results, answers with plans the test sets. */
@@ -64,7 +63,7 @@ class FakedController implements Transport {
   }
 }
 
-function setup(fallback: FallbackOptions = {}, rng: Rng = seededRng(1)) {
+function setup(fallback: FallbackOptions = {}) {
   const clock = new FakeClock(10_000);
   const controller = new FakedController();
   const recloser = createRecloser({
@@ -72,7 +71,7 @@ function setup(fallback: FallbackOptions = {}, rng: Rng = seededRng(1)) {
     group: 'orders',
     region: 'eu-west',
     clock,
-    rng,
+    rng: seededRng(1),
     transport: controller,
     autoStart: false,
     fallback,
@@ -411,18 +410,6 @@ describe('Breaker with a faked controller: plans', () => {
     expect(llm.allow()).toBe(true);
   });
 
-  /** Admitted from now at a move: it holds a random part of one token, so it sends within one token's time. */
-  function sendsWithinOneToken(clock: FakeClock, breaker: Breaker, tokenMs: number): number {
-    const from = clock.now();
-    expect(breaker.refusal().reason).not.toBe('not_admitted');
-    while (!breaker.allow()) {
-      expect(breaker.refusal().reason).toBe('rate');
-      clock.advance(1);
-      expect(clock.now() - from).toBeLessThanOrEqual(tokenMs);
-    }
-    return clock.now() - from;
-  }
-
   it('switches to an announced allowance (allowance.next) at sentAt + inMs and not before: admitted at T, dropped at T', async () => {
     const { clock, controller, recloser, llm } = setup();
     const one = { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } };
@@ -436,21 +423,20 @@ describe('Breaker with a faked controller: plans', () => {
     expect(llm.refusal()).toMatchObject({ reason: 'not_admitted', retryAfterMs: 700 });
     clock.set(sentAt + 699);
     expect(llm.allow()).toBe(false);
-    expect(llm.refusal().reason).toBe('not_admitted');
     clock.set(sentAt + 700);
-    sendsWithinOneToken(clock, llm, 1_000);
+    expect(llm.allow()).toBe(true);
     llm.record('success', { latencyMs: 1 });
 
     // admitted now, not from 300 ms after this heartbeat left
-    clock.set(sentAt + 2_700);
+    clock.set(sentAt + 2_000);
     controller.setPlan('llm', 'ramping', {
       allowance: { validForMs: 5_000, classes: one, next: { inMs: 300, classes: {} } },
     });
     await recloser.tick();
-    clock.set(sentAt + 2_999);
+    clock.set(sentAt + 2_299);
     expect(llm.allow()).toBe(true); // the token earned since the last call
     llm.record('success', { latencyMs: 1 });
-    clock.set(sentAt + 3_000 + 1_000); // a token's worth later, but no longer admitted
+    clock.set(sentAt + 2_300 + 1_000); // a token's worth later, but no longer admitted
     expect(llm.allow()).toBe(false);
     expect(llm.refusal()).toMatchObject({ reason: 'not_admitted' });
   });
@@ -472,22 +458,7 @@ describe('Breaker with a faked controller: plans', () => {
       allowance: { validForMs: 5_000, classes: {}, next: { inMs: 0, classes: one } },
     });
     await recloser.tick();
-    sendsWithinOneToken(clock, llm, 1_000);
-  });
-
-  it('instances entering at one move send their first calls at different moments, not all at the move', async () => {
-    const one = { standard: { ratePerSec: 1, burst: 1, concurrency: 5 } };
-    const waits = new Set<number>();
-    for (let seed = 1; seed <= 5; seed++) {
-      const { clock, controller, recloser, llm } = setup({}, seededRng(seed));
-      controller.setPlan('llm', 'ramping', {
-        allowance: { validForMs: 5_000, classes: {}, next: { inMs: 100, classes: one } },
-      });
-      await recloser.tick();
-      clock.advance(100);
-      waits.add(sendsWithinOneToken(clock, llm, 1_000));
-    }
-    expect(waits.size).toBeGreaterThan(1);
+    expect(llm.allow()).toBe(true);
   });
 
   it('reports demand per class even while refusing, so the controller can size allowances', async () => {

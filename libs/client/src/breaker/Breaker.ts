@@ -577,11 +577,10 @@ export class Breaker {
   }
 
   /** Each class's share from a plan (or an announced move); classes absent are not admitted. */
-  /** `atMove`: at an announced window move (ClassAdmission.apply spreads the entering cohort) */
-  private applyClasses(classes: Record<TrafficClass, ClassAllowance>, atMove = false): void {
-    for (const [trafficClass, slot] of this.classes) slot.apply(classes[trafficClass] ?? null, atMove);
+  private applyClasses(classes: Record<TrafficClass, ClassAllowance>): void {
+    for (const [trafficClass, slot] of this.classes) slot.apply(classes[trafficClass] ?? null);
     for (const trafficClass of Object.keys(classes))
-      this.slot(trafficClass).apply(classes[trafficClass] ?? null, atMove);
+      this.slot(trafficClass).apply(classes[trafficClass] ?? null);
   }
 
   /** Applies an announced move once the clock reaches it. */
@@ -590,7 +589,7 @@ export class Breaker {
     this.switchAt = NO_SWITCH;
     const classes = this.nextClasses;
     this.nextClasses = {};
-    this.applyClasses(classes, true);
+    this.applyClasses(classes);
   }
 
   private slot(trafficClass: TrafficClass): ClassAdmission {
@@ -598,7 +597,7 @@ export class Breaker {
     if (trafficClass === this.defaultClass && this.defaultSlot !== null) return this.defaultSlot;
     let slot = this.classes.get(trafficClass);
     if (slot === undefined) {
-      slot = new ClassAdmission(this.clock, this.host.rng); // once per class, never on the steady-state path
+      slot = new ClassAdmission(this.clock); // once per class, never on the steady-state path
       this.classes.set(trafficClass, slot);
       if (trafficClass === this.defaultClass) this.defaultSlot = slot;
     }

@@ -15,7 +15,6 @@ import {
 } from './Allowance.js';
 import { rotationAt } from './Rotation.js';
 import { TokenBucket } from './TokenBucket.js';
-import { seededRng, type Rng } from '../random/Rng.js';
 import { twoClassPool } from './twoClassPool.test-support.js';
 
 /** The levels these tests divide: the grid pools used to step through (docs/api.md's example). */
@@ -346,8 +345,7 @@ describe('divideAllowances', () => {
   /**
    * A fleet as the controller and the SDK run it: each instance heartbeats once per interval at its
    * own phase and then holds what the division of that moment gives it, in a token bucket that is
-   * frozen while it is not admitted and, entering at a window move, holds a random part of one token
-   * (as the SDK's ClassAdmission keeps it; `rng` draws those parts); every instance wants
+   * frozen while it is not admitted (as the SDK's ClassAdmission keeps it); every instance wants
    * more than it is allowed. A heartbeat in the last two intervals before the window moves (core
    * rotationAt) also hears its share of the next window, which it applies at the move. `lost[i]`
    * says which heartbeat instance i loses before each move (1: the one two intervals before, 2: the
@@ -365,7 +363,6 @@ describe('divideAllowances', () => {
     levels: { at: number; level: number }[],
     seconds: number,
     lost: readonly number[] = [],
-    rng: Rng = seededRng(1),
   ): { calls: number[]; limits: number[] } {
     const INTERVAL = 1000;
     const PERIOD = 5000;
@@ -381,7 +378,7 @@ describe('divideAllowances', () => {
     const pending: ({ at: number; mine: ClassAllowance | undefined } | null)[] = ds.map(() => null);
     const calls = Array.from({ length: seconds }, () => 0);
     const limits = Array.from({ length: seconds }, () => 0);
-    const hold = (i: number, mine: ClassAllowance | undefined, atMove = false) => {
+    const hold = (i: number, mine: ClassAllowance | undefined) => {
       if (!mine) {
         if (admitted[i]) buckets[i]!.reset(0, buckets[i]!.capacity);
         admitted[i] = false;
@@ -389,7 +386,6 @@ describe('divideAllowances', () => {
       }
       if (buckets[i] === null) buckets[i] = new TokenBucket(mine.ratePerSec, mine.burst, clock);
       else buckets[i]!.reset(mine.ratePerSec, mine.burst);
-      if (atMove && !admitted[i]) buckets[i]!.restartWith(rng.next());
       admitted[i] = true;
     };
     for (let t = 0; t < seconds * 1000; t += TICK) {
@@ -402,7 +398,7 @@ describe('divideAllowances', () => {
       pending.forEach((next, i) => {
         if (next === null || t < next.at) return;
         pending[i] = null;
-        hold(i, next.mine, true);
+        hold(i, next.mine);
       });
       ds.forEach((d, i) => {
         if ((t - phases[i]!) % INTERVAL !== 0 || t < phases[i]!) return;
@@ -440,8 +436,7 @@ describe('divideAllowances', () => {
           { minLength: 1, maxLength: 10 },
         ),
         fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 40, maxLength: 40 }),
-        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-        (n, rate, conc, phaseTicks, changes, lost, seed) => {
+        (n, rate, conc, phaseTicks, changes, lost) => {
           const p = DEFAULT_POOL('x', 'x');
           p.capacity = { standard: { ratePerSec: rate, concurrency: conc } };
           const levels = [{ at: 0, level: 0.01 }, ...[...changes].sort((a, b) => a.at - b.at)];
@@ -452,7 +447,6 @@ describe('divideAllowances', () => {
             levels,
             60,
             lost,
-            seededRng(seed),
           );
           calls.forEach((c, s) => expect(c, `second ${s}`).toBeLessThanOrEqual(limits[s]!));
         },

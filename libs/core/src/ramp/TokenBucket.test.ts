@@ -69,23 +69,6 @@ describe('TokenBucket', () => {
     expect(bucket.msUntilNext()).toBe(500);
   });
 
-  it('restartWith holds that many tokens from now, at most the burst and never below 0', () => {
-    const clock = new FakeClock();
-    const bucket = new TokenBucket(2, 3, clock);
-    bucket.restartWith(0.5); // full before: now half a token, the next whole one in 250 ms
-    expect(bucket.tryTake()).toBe(false);
-    expect(bucket.msUntilNext()).toBe(250);
-    bucket.restartWith(10);
-    expect([bucket.tryTake(), bucket.tryTake(), bucket.tryTake(), bucket.tryTake()]).toEqual([
-      true,
-      true,
-      true,
-      false,
-    ]);
-    bucket.restartWith(Number.NaN);
-    expect(bucket.msUntilNext()).toBe(500);
-  });
-
   it('never admits more than burst + rate·t over any run of t ms (property)', () => {
     fc.assert(
       fc.property(

@@ -59,12 +59,6 @@ export class TokenBucket {
     if (this.tokens > this.burst) this.tokens = this.burst;
   }
 
-  /** Holds `tokens` from now (at most the burst), whatever it held: a fresh phase for the next token. */
-  restartWith(tokens: number): void {
-    this.refill();
-    this.tokens = Math.min(this.burst, Number.isFinite(tokens) ? Math.max(0, tokens) : 0);
-  }
-
   get ratePerSec(): number {
     return this.rate;
   }
