@@ -35,7 +35,7 @@ async function scrape(metrics: DomainMetrics): Promise<Observed[]> {
 }
 
 describe('domain metrics within one scrape', () => {
-  it('a breaker that opens between the reads is counted open by recloser_breakers, as its own series shows', async () => {
+  it('a breaker that opens between a scrape’s reads (forced: flipped in Postgres as its rows are read) is counted open by recloser_breakers, as its own series shows', async () => {
     const { key } = await createFleetKey(t, ['race']);
     await heartbeatRound(t, key, 'race', 'race-dep', instanceIds(3), () => 'closed');
     const metrics = t.app.get(DomainMetrics);
