@@ -10,7 +10,7 @@
 // --oracle adds a yardstick column: the best share any fixed share of the provider's capacity,
 // read off the simulated provider, reaches in that run (strategies/oracle.ts); it about doubles the time.
 // --baseline compares with an earlier run's --json, cell by cell (report/policyComparison.ts).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type { BarFigures } from './metrics/Bar.js';
@@ -18,7 +18,7 @@ import type { StrategyFigures } from './metrics/Summary.js';
 import { parsePolicyArgs, POLICY_SCENARIOS, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { percent } from './report/format.js';
-import { comparisonLines, readBaseline } from './report/policyComparison.js';
+import { comparisonLines, loadBaseline } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
 import { cellOf, summaryLines, type PolicyRow } from './report/policySummary.js';
 import { runScenario } from './scenarios/runScenario.js';
@@ -121,14 +121,6 @@ function runInWorkers(specs: RunSpec[], jobs: number): Promise<Row[]> {
   });
 }
 
-function readBaselineFile(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new Error(`--baseline: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-  }
-}
-
 async function main(): Promise<void> {
   const args = parsePolicyArgs(process.argv.slice(2));
   if (args.help) {
@@ -136,8 +128,7 @@ async function main(): Promise<void> {
     return;
   }
   strategiesNamed(args.strategies ?? [], KNOWN); // an unknown name fails here, before any run
-  const baseline =
-    args.baseline !== undefined ? readBaseline(readBaselineFile(args.baseline), args.baseline) : null;
+  const baseline = args.baseline !== undefined ? loadBaseline(args.baseline) : null;
   const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
   const strategies = names && args.oracle ? [...names, ...ORACLES.map((o) => o.name)] : names;
   const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;

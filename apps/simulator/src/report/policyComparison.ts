@@ -3,6 +3,7 @@
 // recloser's mean, re-trips and runs meeting the bar before and now, over the runs both have, then
 // each run whose share moved by MOVED_POINTS or more or whose verdict changed. A verdict is judged on
 // the peers each run had (a recloser-only run does not judge the peer criterion).
+import { readFileSync } from 'node:fs';
 import { PROVIDER_MODELS } from '../provider/Provider.js';
 import { percent } from './format.js';
 import {
@@ -21,10 +22,23 @@ export const MOVED_POINTS = 0.1;
 const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
 const points = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)}`;
 
+const baselineError = (file: string, what: string): Error => new Error(`--baseline: ${file}: ${what}`);
+
+/** An earlier run's rows from its --json file; an error names the file (and, as readBaseline, what is wrong). */
+export function loadBaseline(file: string): PolicyRow[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw baselineError(file, (err as NodeJS.ErrnoException).code ?? (err as Error).message);
+  }
+  return readBaseline(text, file);
+}
+
 /** An earlier run's rows, read from its --json text; an error names the file, the row and the field. */
 export function readBaseline(text: string, file: string): PolicyRow[] {
   const fail = (what: string): never => {
-    throw new Error(`--baseline: ${file}: ${what}`);
+    throw baselineError(file, what);
   };
   let parsed: unknown;
   try {

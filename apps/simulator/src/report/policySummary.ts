@@ -36,7 +36,9 @@ export function byCell<T>(items: T[], runOf: (item: T) => PolicyRow): Map<string
   const cells = new Map<string, T[]>();
   for (const item of items) {
     const key = cellOf(runOf(item));
-    cells.set(key, [...(cells.get(key) ?? []), item]);
+    const cell = cells.get(key);
+    if (cell) cell.push(item);
+    else cells.set(key, [item]);
   }
   return cells;
 }
