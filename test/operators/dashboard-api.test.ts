@@ -148,13 +148,14 @@ describe('instances of a breaker with 10,000 instances', () => {
     const overview = await t.admin('GET', '/v1/admin/overview?limit=1000');
     const breakerId = overview.body.breakers.find((b: any) => b.dependency === dependency).breakerId;
     // 10,000 verdict rows straight into the table (heartbeats at that scale are the bench's job),
-    // reported a minute ahead so they stay live through the test whatever the machine's load
+    // reported a minute ahead so they stay live through the test whatever the machine's load; each
+    // carries whole evidence, as a heartbeat stores it (the periodic regional evaluation reads it)
     await t.db.query(
       `INSERT INTO verdicts (breaker_id, instance_id, region, state, evidence, reported_at)
        SELECT $1, 'w' || lpad(i::text, 5, '0'), CASE WHEN i % 2 = 0 THEN 'eu-west' ELSE 'us-east' END,
-              CASE WHEN i % 100 = 0 THEN 'open' ELSE 'closed' END, '{"attempts":10,"successes":10}'::jsonb, now() + interval '1 minute'
+              CASE WHEN i % 100 = 0 THEN 'open' ELSE 'closed' END, $2::jsonb, now() + interval '1 minute'
          FROM generate_series(1, 10000) AS i`,
-      [breakerId],
+      [breakerId, JSON.stringify(verdict(dependency, 'closed').evidence)],
     );
     await t.db.query(`UPDATE verdicts SET reported_at = now() + interval '1 minute' WHERE breaker_id = $1`, [
       breakerId,
