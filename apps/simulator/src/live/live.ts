@@ -1,7 +1,7 @@
 // Live mode: the real controller (started here, or a running one with --url), N real SDK
 // instances in this process talking HTTP to it, and a fake provider on loopback. An outage is
-// switched on and off on a schedule; the controller's state transitions are printed as they
-// happen. Bounded: it stops after `seconds`.
+// switched on and off on a schedule; each transition of the controller's log is printed once, with
+// the reason it recorded. Bounded: it stops after `seconds`.
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { createRecloser, isBreakerOpenError, type Breaker, type Recloser } from 
 import { startController, type ControllerProcess } from './ControllerProcess.js';
 import { FakeProvider } from './FakeProvider.js';
 import { TEST_POSTGRES_URL } from './testDatabase.js';
+import { transitionLines, type LoggedTransition } from './transitionLines.js';
 
 export interface LiveOptions {
   instances: number;
@@ -33,12 +34,8 @@ interface Counts {
 }
 
 interface BreakerRow {
+  breakerId: string;
   dependency: string;
-  state: string;
-  epoch: number;
-  step: number | null;
-  steps: number;
-  quorum: { open: number; live: number; threshold: number };
 }
 
 async function call<T>(url: string, token: string, method: string, path: string, body?: unknown): Promise<T> {
@@ -133,10 +130,11 @@ export async function runLive(opts: LiveOptions): Promise<void> {
             concurrency: Math.max(4, Math.ceil(opts.instances / 2)),
           },
         },
-        ramp: { steps: [0.1, 0.25, 0.5, 1], dwellMs: 5000, minSample: 5, classOrder: ['standard'] },
+        // the ramp starts at 10 % and grows ×growth (4 by default) a dwell while the gates hold
+        ramp: { steps: [0.1, 1], dwellMs: 5000, minSample: 5, classOrder: ['standard'] },
       });
       log(
-        `${stamp()}  pool pool-${suffix} for ${dependency}: probe budget 1 token, 1/s; ramp 10 % → 25 % → 50 % → 100 %, 5 s dwell`,
+        `${stamp()}  pool pool-${suffix} for ${dependency}: probe budget 1 token, 1/s; ramp from 10 %, ×4 each 5-s dwell the gates hold (less as latency rises), up to 100 %`,
       );
     } catch (err) {
       log(`${stamp()}  (pool not configured, the defaults apply: ${(err as Error).message})`);
@@ -196,25 +194,33 @@ export async function runLive(opts: LiveOptions): Promise<void> {
     const fleetStart = Date.now();
     log(`${stamp()}  outage planned in ${outageAt} s for ${outageFor} s; stopping in ${seconds} s`);
 
-    let last = '';
+    let breakerId: string | null = null;
+    let lastSeq = 0;
+    const stampAt = (at: string): string =>
+      `t+${((Date.parse(at) - started) / 1000).toFixed(1).padStart(5)}s`;
     let lastSummary = Date.now();
     const watch = async (): Promise<void> => {
       try {
-        const { breakers: rows } = await call<{ breakers: BreakerRow[] }>(
-          url,
-          fleetKey,
-          'GET',
-          `/v1/breakers?group=${encodeURIComponent(group)}`,
-        );
-        const b = rows.find((x) => x.dependency === dependency);
-        if (b) {
-          const now = `${b.state} epoch ${b.epoch}${b.step !== null ? ` step ${b.step + 1}/${b.steps}` : ''}`;
-          if (now !== last) {
-            log(
-              `${stamp()}  ▶ group breaker: ${last ? `${last.split(' ')[0]} → ` : ''}${now}  (quorum: ${b.quorum.open} of ${b.quorum.live} live instances open, threshold ${b.quorum.threshold})`,
-            );
-            last = now;
-          }
+        if (breakerId === null) {
+          const { breakers: rows } = await call<{ breakers: BreakerRow[] }>(
+            url,
+            fleetKey,
+            'GET',
+            `/v1/breakers?group=${encodeURIComponent(group)}`,
+          );
+          breakerId = rows.find((x) => x.dependency === dependency)?.breakerId ?? null;
+        }
+        if (breakerId !== null) {
+          // the newest 100 rows: far more than a run makes in the half second between two polls
+          const { transitions } = await call<{ transitions: LoggedTransition[] }>(
+            url,
+            adminToken,
+            'GET',
+            `/v1/admin/transitions?breakerId=${breakerId}&limit=100`,
+          );
+          const printed = transitionLines(transitions, lastSeq, stampAt);
+          for (const line of printed.lines) log(line);
+          lastSeq = printed.lastSeq;
         }
       } catch (err) {
         log(`${stamp()}  (could not read breakers: ${(err as Error).message})`);

@@ -199,6 +199,22 @@ describe('PROBING', () => {
     expect(slowSuccess.next.state).toBe('open');
   });
 
+  it("reasons give durations in whole milliseconds (a tenth under 10 ms), however finely the SDK's timer or the clock reads", () => {
+    const quick = onProbeResult(
+      probing(),
+      { outcome: 'overload', latencyMs: 2.152099609375 },
+      pool,
+      41_000,
+      rng(),
+    );
+    expect(quick.transitions[0]!.reason).toBe('probe failed (overload, 2.2 ms)');
+    const slow = onProbeResult(probing(), { outcome: 'network', latencyMs: 1499.5 }, pool, 41_000, rng());
+    expect(slow.transitions[0]!.reason).toBe('probe failed (network, 1500 ms)');
+    const s = opened();
+    const probed = tick(s, s.cooldownUntil! + 0.456951007247);
+    expect(probed.transitions[0]!.reason).toMatch(/^cooldown over after \d+ ms \(failed recoveries: 0\)$/);
+  });
+
   it('property: however many probes fail in a row, the next waits within [max(½ interval, 1 s / rate), 1½ interval]', () => {
     fc.assert(
       fc.property(

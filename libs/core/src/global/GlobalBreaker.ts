@@ -375,7 +375,7 @@ export function onTick(s: GlobalBreakerState, input: TickInput): Decision {
       cooldownUntil: null,
       probesPassed: 0,
     };
-    const reason = `cooldown over after ${now - s.since} ms (failed recoveries: ${s.failedRecoveries})`;
+    const reason = `cooldown over after ${ms(now - s.since)} (failed recoveries: ${s.failedRecoveries})`;
     return {
       next,
       transitions: [record(s, next, now, 'cooldown', reason, { failedRecoveries: s.failedRecoveries })],
@@ -554,7 +554,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     }
     const next = { ...closed(s, now), sustainedLevel: top };
     const fits = load ? ` and the fleet's demand fits (${describeLoad(load)})` : '';
-    return move(next, `top level held for ${now - stepSince} ms${fits}: recovered`, figures);
+    return move(next, `top level held for ${ms(now - stepSince)}${fits}: recovered`, figures);
   }
   const heldNow = passed.heldLevel!;
   /** settled at this level until `retryAt` (a fresh window each time, so a later degrade is not diluted by a long healthy history) */
@@ -608,7 +608,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   const next = levelTo(to, { ...passed, failedLevel: null, nextStepUpAfter: null });
   const reason = retrying
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
-    : `level ${pct(level)} held for ${now - stepSince} ms: ${pct(to)}`;
+    : `level ${pct(level)} held for ${ms(now - stepSince)}: ${pct(to)}`;
   return move(next, reason);
 }
 
@@ -692,6 +692,11 @@ function pct(level: number): string {
   return `${Math.round(level * 1000) / 10} %`;
 }
 
+/** A duration in a reason: whole milliseconds, a tenth under 10 ms (an SDK's timer reads fractions). */
+function ms(duration: number): string {
+  return `${roundTo(duration, duration < 10 ? 1 : 0)} ms`;
+}
+
 export interface ProbeResultInput extends ProbeObservation {
   /** the epoch the token was granted in; a result of another epoch is stale and ignored */
   epoch?: number;
@@ -727,7 +732,7 @@ export function onProbeResult(
       cooldownMs,
       failedRecoveries: next.failedRecoveries,
     };
-    const reason = `probe failed (${result.outcome}, ${result.latencyMs} ms)`;
+    const reason = `probe failed (${result.outcome}, ${ms(result.latencyMs)})`;
     return { next, transitions: [record(s, next, now, 'probe', reason, figures)] };
   }
   const probesPassed = s.probesPassed + 1;
