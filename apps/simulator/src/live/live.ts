@@ -223,7 +223,7 @@ export async function runLive(opts: LiveOptions): Promise<void> {
           lastSeq = printed.lastSeq;
         }
       } catch (err) {
-        log(`${stamp()}  (could not read breakers: ${(err as Error).message})`);
+        log(`${stamp()}  (could not read the group breaker's transitions: ${(err as Error).message})`);
       }
       if (Date.now() - lastSummary >= 5_000) {
         const states = new Map<string, number>();
