@@ -500,6 +500,24 @@ describe('RAMPING: finding the limit', () => {
     expect(d.next.failedLevel).toBeCloseTo(settledLevel, 10);
   });
 
+  it('a level that held and then degrades on latency alone falls by (gate / ratio)² of it: 3 % just over the gate, up to 20 % far over it; at the top 3 %', () => {
+    let s = drained(limited());
+    s = settle(s);
+    const settledLevel = s.level!;
+    const at = s.stepSince! + SETTLED_WINDOW_DWELLS * DWELL + 1;
+    // the lowest p95 is 200 ms and the gate 3×: 605 ms is a burst's queue, 640 ms and 800 ms are not
+    const slip = (p95: number) => tick(s, at, { ...good, latencyP95Ms: p95 });
+    expect(slip(605).next.level).toBeCloseTo(settledLevel * SLIPPED_DECREASE, 10);
+    const over = slip(640);
+    expect(over.next.level).toBeCloseTo(settledLevel * (3 / 3.2) ** 2, 10);
+    expect(over.transitions[0]!.figures.gates!.failed).toEqual(['latencyInflation']);
+    expect(over.next).toMatchObject({ heldLevel: null, settled: false, drainTo: null });
+    expect(slip(800).next.level).toBeCloseTo(settledLevel * LEVEL_DECREASE, 10);
+    // the top level, held and settled (the fleet wants more than it allows), slips 3 % however high the p95
+    const top: GlobalBreakerState = { ...s, level: 1, heldLevel: 1, failedLevel: null, settled: true };
+    expect(tick(top, at, { ...good, latencyP95Ms: 800 }).next.level).toBeCloseTo(SLIPPED_DECREASE, 10);
+  });
+
   it('a level that slipped from the top retries toward it at once; below a limit the ramp found, or within a step of the top, it waits', () => {
     // slipped from the top (held there, then degraded): the top is the limit, 0.97 what is left
     const slipped = (level: number, failedLevel: number): GlobalBreakerState => ({

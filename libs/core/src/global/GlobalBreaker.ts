@@ -29,6 +29,8 @@ import {
   grownLevel,
   latencyRatio,
   learnedAfterCollapse,
+  SLIPPED_DECREASE,
+  slipShare,
   startLevel,
   topLevel,
 } from '../ramp/RampLevel.js';
@@ -514,7 +516,12 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     }
     // nothing lower is known to hold (this level held before and no longer does, or it is the first)
     const heldBefore = s.heldLevel !== null && s.heldLevel >= level;
-    const lower = decreasedLevel(ramp, level, heldBefore);
+    // at the top the level is the pool's whole capacity, sized to the provider: its inflation is a
+    // burst's queue and it slips SLIPPED_DECREASE; errors have their own reading (ramp/Shedding.ts)
+    const onLatencyAlone = gates.failed.every((g) => g === 'latencyInflation');
+    const slipped =
+      level < top && onLatencyAlone ? slipShare(ratio, judgedBy.latencyInflation) : SLIPPED_DECREASE;
+    const lower = decreasedLevel(ramp, level, heldBefore, slipped);
     if (!(lower < level)) {
       const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
       return move(next, `gates still degraded at the ramp's lowest level ${pct(level)} (${failed})`, {

@@ -14,6 +14,7 @@ import {
   learnedAfterCollapse,
   deliveredLevel,
   landingLevel,
+  slipShare,
   startLevel,
 } from './RampLevel.js';
 
@@ -42,6 +43,31 @@ describe('RampLevel', () => {
         expect(slipped).toBeLessThan(level);
         expect(slipped).toBeGreaterThanOrEqual(never);
       }),
+    );
+  });
+
+  it('a slip on latency falls by (gate / ratio)², from SLIPPED_DECREASE just over the gate to LEVEL_DECREASE far over it', () => {
+    expect(slipShare(3.02, 3)).toBe(SLIPPED_DECREASE); // a burst's queue: (3/3.02)² ≈ 0.987
+    expect(slipShare(3.2, 3)).toBeCloseTo((3 / 3.2) ** 2, 12); // 0.879
+    expect(slipShare(4, 3)).toBe(LEVEL_DECREASE); // (3/4)² = 0.5625: no deeper than a level that never held
+    expect(slipShare(5.5, 5)).toBeCloseTo((5 / 5.5) ** 2, 12); // the gate a provider that sheds cleanly is judged by
+    expect(slipShare(null, 3)).toBe(SLIPPED_DECREASE);
+    expect(slipShare(Number.NaN, 3)).toBe(SLIPPED_DECREASE);
+  });
+
+  it('property: the slip share stays within [LEVEL_DECREASE, SLIPPED_DECREASE] and falls as the p95 rises', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 1.01, max: 10, noNaN: true }),
+        fc.double({ min: 0.5, max: 20, noNaN: true }),
+        fc.double({ min: 0, max: 5, noNaN: true }),
+        (gate, ratio, more) => {
+          const share = slipShare(ratio, gate);
+          expect(share).toBeGreaterThanOrEqual(LEVEL_DECREASE);
+          expect(share).toBeLessThanOrEqual(SLIPPED_DECREASE);
+          expect(slipShare(ratio + more, gate)).toBeLessThanOrEqual(share);
+        },
+      ),
     );
   });
 

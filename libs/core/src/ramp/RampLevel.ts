@@ -8,7 +8,8 @@
 // - once a level failed, it bisects between the last level that held and the lowest that failed,
 //   never above (1 − headroom) × the failed level, and settles when the gap is within BISECT_PRECISION;
 // - a level that held once and then degrades (the provider lost capacity) falls multiplicatively,
-//   by less than a level that never held (SLIPPED_DECREASE): it slipped, it did not overshoot.
+//   by less than a level that never held (SLIPPED_DECREASE): it slipped, it did not overshoot; on
+//   latency alone, below the top, by more the further its p95 overshot the gate (slipShare).
 import type { RampConfig } from '../pool/PoolConfig.js';
 
 /**
@@ -118,11 +119,30 @@ export function bisectedLevel(
 export const SLIPPED_DECREASE = 0.97;
 
 /**
- * Where a level that degraded lands when no lower level of this recovery is known to hold:
- * LEVEL_DECREASE of it, or SLIPPED_DECREASE when the level itself had held (`heldBefore`).
+ * How far a level that held falls when it degrades on latency alone, below the top: by the square
+ * of how far its p95 overshot the gate, (gate / latencyRatio)², between SLIPPED_DECREASE and
+ * LEVEL_DECREASE. A p95 just over the gate is a burst's queue, and a slip of 3 % drains it; one far
+ * over it says the level is above what the provider serves now, where a 3 % slip left the
+ * collapsing provider tipping (collapse S2 10 % seed 7: a level at 4.0× the lowest, with a gate of
+ * 3×, slipped 3 % and collapsed six seconds later). `latencyRatio` null: SLIPPED_DECREASE.
  */
-export function decreasedLevel(ramp: Pick<RampConfig, 'steps'>, level: number, heldBefore = false): number {
-  return Math.max(startLevel(ramp), level * (heldBefore ? SLIPPED_DECREASE : LEVEL_DECREASE));
+export function slipShare(latencyRatio: number | null, inflationGate: number): number {
+  if (latencyRatio === null || !Number.isFinite(latencyRatio) || !(latencyRatio > 0)) return SLIPPED_DECREASE;
+  return clamp((inflationGate / latencyRatio) ** 2, LEVEL_DECREASE, SLIPPED_DECREASE);
+}
+
+/**
+ * Where a level that degraded lands when no lower level of this recovery is known to hold:
+ * LEVEL_DECREASE of it, or `slipped` of it (SLIPPED_DECREASE unless slipShare says more) when the
+ * level itself had held (`heldBefore`).
+ */
+export function decreasedLevel(
+  ramp: Pick<RampConfig, 'steps'>,
+  level: number,
+  heldBefore = false,
+  slipped = SLIPPED_DECREASE,
+): number {
+  return Math.max(startLevel(ramp), level * (heldBefore ? slipped : LEVEL_DECREASE));
 }
 
 /**
