@@ -91,6 +91,8 @@ function drained(s: GlobalBreakerState): GlobalBreakerState {
   if (landing !== null) {
     expect(d.transitions).toHaveLength(1);
     expect(d.transitions[0]!.reason).toContain('drained');
+    // judged on the drain's sample, and carries it
+    expect(d.transitions[0]!.figures.gates).toMatchObject({ outcome: 'pass', attempts: good.attempts });
     expect(d.next).toMatchObject({ step: s.step! + 1, level: landing, stepSince: s.drainingUntil });
   } else {
     expect(d.transitions).toEqual([]);
@@ -391,6 +393,7 @@ describe('RAMPING: finding the limit', () => {
     const relanded = s.level! * 0.5 * (1 - pool.ramp.headroom);
     expect(d.transitions).toHaveLength(1);
     expect(d.transitions[0]!.reason).toContain('drain at level');
+    expect(d.transitions[0]!.figures.gates).toMatchObject({ attempts: 100, successRate: 0.5 });
     expect(d.next.drainTo).toBeCloseTo(relanded, 10);
     expect(d.next.heldLevel).toBeCloseTo(relanded, 10);
     expect(d.next.level).toBeCloseTo(drainLevel(pool.ramp, relanded), 10);
@@ -927,8 +930,10 @@ describe('invariants (property)', () => {
             expect(d.next.level).toBeLessThanOrEqual(d.next.heldLevel! * pool.ramp.growth + 1e-12);
             expect(now).toBeGreaterThanOrEqual(s.stepSince! + DWELL);
           }
-          // the learned level falls after a collapse
-          if (d.transitions.some((t) => t.figures.gates?.outcome === 'collapse'))
+          // the learned level falls after a step judged a collapse (a drain's move carries its
+          // sample too, and sizes its landing afresh instead)
+          const drainEnded = s.drainingUntil != null;
+          if (!drainEnded && d.transitions.some((t) => t.figures.gates?.outcome === 'collapse'))
             expect(d.next.sustainedLevel!).toBeLessThan(s.sustainedLevel ?? 1);
           expect(d.next.epoch).toBeGreaterThanOrEqual(s.epoch);
           if (d.next.state === 'open' && s.state !== 'open') expect(d.next.epoch).toBe(s.epoch + 1);

@@ -402,6 +402,8 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     // the drain itself failed: the provider lost capacity while the level above queued, so the
     // landing is sized afresh from what it delivered during the drain, and drained again below it
     const relanded = landing !== null && sample ? drainFailedLanding(ramp, landing, level, sample) : null;
+    // the evidence either move below was judged on: what the provider did during the drain
+    const drained = sample ? { gates: explainGates(sample, ramp.gates, ramp.minSample) } : {};
     if (relanded !== null) {
       const next: GlobalBreakerState = {
         ...s,
@@ -413,7 +415,12 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
         drainTo: relanded,
       };
       const reason = `drain at level ${pct(level)} failed: landing on ${pct(relanded)}, what it delivered`;
-      const figures = { level: next.level, failedLevel: s.failedLevel, sustainedLevel: s.sustainedLevel };
+      const figures = {
+        ...drained,
+        level: next.level,
+        failedLevel: s.failedLevel,
+        sustainedLevel: s.sustainedLevel,
+      };
       return { next, transitions: [record(s, next, now, 'ramp', reason, figures)] };
     }
     if (landing === null || !(landing > level))
@@ -428,7 +435,12 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
       drainTo: null,
     };
     const reason = `drained at level ${pct(level)}: level ${pct(landing)}`;
-    const figures = { level: landing, failedLevel: s.failedLevel, sustainedLevel: s.sustainedLevel };
+    const figures = {
+      ...drained,
+      level: landing,
+      failedLevel: s.failedLevel,
+      sustainedLevel: s.sustainedLevel,
+    };
     return { next, transitions: [record(s, next, now, 'ramp', reason, figures)] };
   }
   if (!sample) return unchanged(s);
