@@ -1,5 +1,5 @@
 // npm run policy -- [--seeds 1,3,7|1-13] [--strategies …] [--scenarios S2] [--providers collapse]
-//                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE] [--baseline FILE]
+//                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE] [--chart FILE] [--baseline FILE]
 //                   (--help: policyArgs.ts)
 // Issue 13's matrix: S1 with 45, 60 and 75 s outages and S2 with the provider back at 10, 20 and 35 %,
 // on both provider models; prints (and writes) every strategy's accepted share of servable per run,
@@ -18,6 +18,7 @@ import type { StrategyFigures } from './metrics/Summary.js';
 import { parsePolicyArgs, POLICY_SCENARIOS, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { percent } from './report/format.js';
+import { policyChartSvg } from './report/policyChart.js';
 import { comparisonLines, loadBaseline } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
 import { cellOf, summaryLines, type PolicyRow } from './report/policySummary.js';
@@ -195,6 +196,14 @@ async function main(): Promise<void> {
     writeFileSync(args.markdown, lines.join('\n') + '\n');
   }
   if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 1) + '\n');
+  if (args.chart) {
+    mkdirSync(dirname(args.chart), { recursive: true });
+    const seeds = args.seeds.length === 1 ? `seed ${args.seeds[0]}` : `seeds ${args.seeds.join(', ')}`;
+    writeFileSync(
+      args.chart,
+      policyChartSvg(`Issue 13's matrix, ${seeds}: recloser against the best peer`, rows),
+    );
+  }
 }
 
 /** A worker thread of --jobs: runs the specs it is sent, one at a time, and posts each row back. */

@@ -39,6 +39,8 @@ describe('npm run policy arguments', () => {
         'p.md',
         '--json',
         'p.json',
+        '--chart',
+        'p.svg',
         '--baseline',
         'before.json',
       ]),
@@ -53,6 +55,7 @@ describe('npm run policy arguments', () => {
       seconds: 120,
       markdown: 'p.md',
       json: 'p.json',
+      chart: 'p.svg',
       baseline: 'before.json',
     });
     expect(parsePolicyArgs(['--help']).help).toBe(true);
@@ -71,6 +74,7 @@ describe('npm run policy arguments', () => {
     expect(() => parsePolicyArgs(['--seconds', '1.5'])).toThrow('--seconds must be an integer in [1, 3600]');
     expect(() => parsePolicyArgs(['--json'])).toThrow('--json needs a value');
     expect(() => parsePolicyArgs(['--baseline'])).toThrow('--baseline needs a value');
+    expect(() => parsePolicyArgs(['--chart'])).toThrow('--chart needs a value');
     expect(() => parsePolicyArgs(['--bogus'])).toThrow('unknown option --bogus');
   });
 });

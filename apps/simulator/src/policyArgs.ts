@@ -18,6 +18,8 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
   --seconds N          simulate N seconds instead of each scenario's 600 (a quicker, rougher look)
   --markdown FILE      the tables as Markdown
   --json FILE          the figures of every run
+  --chart FILE         an SVG of every run: recloser's share of servable beside the best peer's
+                       (and the oracle's), by cell, against the bar's 95 %
   --baseline FILE      compare with an earlier run's --json: per cell recloser's mean, re-trips and
                        runs meeting the bar before and now, and each run that moved
   --help               this text`;
@@ -36,6 +38,7 @@ export interface PolicyArgs {
   seconds?: number;
   markdown?: string;
   json?: string;
+  chart?: string;
   baseline?: string;
 }
 
@@ -106,6 +109,9 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         break;
       case '--json':
         args.json = value.text();
+        break;
+      case '--chart':
+        args.chart = value.text();
         break;
       case '--baseline':
         args.baseline = value.text();

@@ -1,0 +1,121 @@
+// `npm run policy -- --chart FILE`: issue 13's matrix as one SVG (no dependency). A column per
+// cell (provider, scenario, outage or capacity), a row of marks per seed: recloser's accepted
+// share of servable (filled when the run meets the bar, hollow when it does not), the best peer's,
+// and the best fixed share (oracle) when it ran; a dashed line at the bar's 95 %.
+import { BAR, PEERS } from '../metrics/Bar.js';
+import { cellOf, recloserShare, verdictOf, byCell, type PolicyRow } from './policySummary.js';
+
+const W = 1000;
+const H = 420;
+const M = { left: 56, right: 16, top: 48, bottom: 96 };
+const MEETS = '#2ca02c';
+const SHORT = '#d62728';
+const PEER = '#7f7f7f';
+const ORACLE = '#1f77b4';
+
+const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The best share any peer (naive, jittered, sre-throttle, aws-adaptive) reached in a run, if one ran. */
+export function bestPeerShare(row: PolicyRow): number | null {
+  const shares = PEERS.map((n) => row.figures[n]?.acceptedShareOfServable).filter(
+    (v): v is number => typeof v === 'number',
+  );
+  return shares.length > 0 ? Math.max(...shares) : null;
+}
+
+/** The best share a fixed share of the provider's capacity (any `oracle-N`) reached in a run, if one ran. */
+export function bestOracleShare(row: PolicyRow): number | null {
+  const shares = Object.entries(row.figures)
+    .filter(([n]) => n.startsWith('oracle-'))
+    .map(([, f]) => f.acceptedShareOfServable)
+    .filter((v): v is number => typeof v === 'number');
+  return shares.length > 0 ? Math.max(...shares) : null;
+}
+
+export function policyChartSvg(title: string, rows: PolicyRow[]): string {
+  const cells = [...byCell(rows, (r) => r)];
+  const plotW = W - M.left - M.right;
+  const plotH = H - M.top - M.bottom;
+  const colW = plotW / Math.max(1, cells.length);
+  const yOf = (share: number): number => plotH - Math.min(1, Math.max(0, share)) * plotH;
+  const out: string[] = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${M.left}" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
+    `<g transform="translate(${M.left},${M.top})">`,
+    `<rect x="0" y="0" width="${plotW}" height="${plotH}" fill="none" stroke="#999"/>`,
+  ];
+  for (const v of [0, 0.25, 0.5, 0.75, 1]) {
+    const y = yOf(v).toFixed(1);
+    out.push(
+      `<line x1="-4" x2="${plotW}" y1="${y}" y2="${y}" stroke="#e4e4e4"/>`,
+      `<text x="-8" y="${y}" font-size="10" text-anchor="end" dominant-baseline="middle">${v * 100} %</text>`,
+    );
+  }
+  const barY = yOf(BAR.minAcceptedShare).toFixed(1);
+  out.push(
+    `<line x1="0" x2="${plotW}" y1="${barY}" y2="${barY}" stroke="${MEETS}" stroke-dasharray="6 3"/>`,
+    `<text x="${plotW - 4}" y="${(Number(barY) - 4).toFixed(1)}" font-size="10" text-anchor="end" fill="${MEETS}">issue 13's bar: ${BAR.minAcceptedShare * 100} % of servable</text>`,
+  );
+  cells.forEach(([cell, runs], i) => {
+    const x0 = i * colW;
+    if (i > 0 && runs[0]!.provider !== cells[i - 1]![1][0]!.provider)
+      out.push(`<line x1="${x0.toFixed(1)}" x2="${x0.toFixed(1)}" y1="0" y2="${plotH}" stroke="#999"/>`);
+    const [provider, scenario] = cell.split(' | ');
+    out.push(
+      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 16}" font-size="11" text-anchor="middle">${esc(scenario!)}</text>`,
+      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 30}" font-size="10" text-anchor="middle" fill="#555">${esc(provider!)}</text>`,
+    );
+    // the seeds side by side within the column, each with its three marks
+    runs.forEach((r, k) => {
+      const x = x0 + (colW * (k + 1)) / (runs.length + 1);
+      const peer = bestPeerShare(r);
+      const oracle = bestOracleShare(r);
+      if (peer !== null)
+        out.push(
+          `<rect x="${(x - 3).toFixed(1)}" y="${(yOf(peer) - 3).toFixed(1)}" width="6" height="6" fill="${PEER}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best peer ${(peer * 100).toFixed(1)} %`)}</title></rect>`,
+        );
+      if (oracle !== null) {
+        const y = yOf(oracle);
+        out.push(
+          `<path d="M${x.toFixed(1)} ${(y - 4).toFixed(1)} l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best fixed share ${(oracle * 100).toFixed(1)} %`)}</title></path>`,
+        );
+      }
+      const meets = verdictOf(r).meets;
+      const colour = meets ? MEETS : SHORT;
+      out.push(
+        `<circle cx="${x.toFixed(1)}" cy="${yOf(recloserShare(r)).toFixed(1)}" r="4" fill="${meets ? colour : 'white'}" stroke="${colour}" stroke-width="2"><title>${esc(`${cellOf(r)} seed ${r.seed}: recloser ${(recloserShare(r) * 100).toFixed(1)} %${meets ? ', meets the bar' : ''}`)}</title></circle>`,
+      );
+    });
+  });
+  // legend, under the axis labels
+  const ly = plotH + 58;
+  const legend: [string, string][] = [
+    [
+      `<circle cx="0" cy="0" r="4" fill="${MEETS}" stroke="${MEETS}" stroke-width="2"/>`,
+      'recloser, meets the bar',
+    ],
+    [
+      `<circle cx="0" cy="0" r="4" fill="white" stroke="${SHORT}" stroke-width="2"/>`,
+      'recloser, falls short',
+    ],
+    [
+      `<rect x="-3" y="-3" width="6" height="6" fill="${PEER}"/>`,
+      'best peer (naive, jittered, sre-throttle, aws-adaptive)',
+    ],
+    [`<path d="M0 -4 l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"/>`, 'best fixed share of capacity (oracle)'],
+  ];
+  let lx = 0;
+  for (const [mark, label] of legend) {
+    out.push(
+      `<g transform="translate(${lx},${ly})">${mark}<text x="10" y="0" font-size="11" dominant-baseline="middle">${esc(label)}</text></g>`,
+    );
+    lx += 24 + label.length * 6;
+  }
+  out.push(
+    `<text x="0" y="${ly + 22}" font-size="10" fill="#555">accepted work after the outage / what the provider could serve; one mark per seed, seeds left to right in each column</text>`,
+    '</g>',
+    '</svg>',
+  );
+  return out.join('\n') + '\n';
+}
