@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestOracleShare, bestPeerShare, policyChartSvg } from './policyChart.js';
+import { bestOracleShare, bestPeerShare, policyChartSvg, shareScale } from './policyChart.js';
 import type { PolicyRow } from './policySummary.js';
 
 const fig = (share: number, retrips = 0) => ({
@@ -25,6 +25,16 @@ describe("npm run policy's chart", () => {
     expect(bestPeerShare(row('simple', '20 %', 1, { recloser: fig(0.9) }))).toBeNull();
   });
 
+  it('scales shares linearly below 80 % and wider above it (0.7 of the height for the top fifth)', () => {
+    expect(shareScale(0)).toBe(0);
+    expect(shareScale(0.4)).toBeCloseTo(0.15, 12);
+    expect(shareScale(0.8)).toBeCloseTo(0.3, 12);
+    expect(shareScale(0.9)).toBeCloseTo(0.65, 12);
+    expect(shareScale(1)).toBeCloseTo(1, 12);
+    expect(shareScale(1.2)).toBe(shareScale(1));
+    expect(shareScale(-0.1)).toBe(0);
+  });
+
   it('draws a mark per run for recloser (filled where it meets the bar), the best peer and the oracle, by cell', () => {
     const svg = policyChartSvg('S2 <seeds 1, 3>', rows);
     expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
@@ -39,6 +49,6 @@ describe("npm run policy's chart", () => {
     expect(svg).toContain('simple | S2 20 % seed 1: recloser 97.8 %, meets the bar');
     // two cells, each labelled; a rule between the providers
     expect(svg.match(/>S2 20 %<\/text>/g)).toHaveLength(2);
-    expect(svg).toContain("issue 13's bar: 95 % of servable");
+    expect(svg).toContain("issue 13's bar (95 %)");
   });
 });
