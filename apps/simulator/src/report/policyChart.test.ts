@@ -50,5 +50,8 @@ describe("npm run policy's chart", () => {
     // two cells, each labelled; a rule between the providers
     expect(svg.match(/>S2 20 %<\/text>/g)).toHaveLength(2);
     expect(svg).toContain("issue 13's bar (95 %)");
+    // the oracle's legend entry only where an oracle ran
+    expect(svg).toContain('best fixed share of capacity (oracle)');
+    expect(policyChartSvg('no oracle', rows.slice(0, 1))).not.toContain('(oracle)');
   });
 });

@@ -109,12 +109,16 @@ export function policyChartSvg(title: string, rows: PolicyRow[]): string {
       'recloser, falls short',
     ],
     [`<rect x="-3" y="-3" width="6" height="6" fill="${PEER}"/>`, 'best peer'],
-    [`<path d="M0 -4 l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"/>`, 'best fixed share of capacity (oracle)'],
-    [
-      `<line x1="-8" x2="8" y1="0" y2="0" stroke="${MEETS}" stroke-dasharray="6 3"/>`,
-      `issue 13's bar (${BAR.minAcceptedShare * 100} %)`,
-    ],
   ];
+  if (rows.some((r) => bestOracleShare(r) !== null))
+    legend.push([
+      `<path d="M0 -4 l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"/>`,
+      'best fixed share of capacity (oracle)',
+    ]);
+  legend.push([
+    `<line x1="-8" x2="8" y1="0" y2="0" stroke="${MEETS}" stroke-dasharray="6 3"/>`,
+    `issue 13's bar (${BAR.minAcceptedShare * 100} %)`,
+  ]);
   let lx = 0;
   for (const [mark, label] of legend) {
     out.push(
