@@ -399,29 +399,31 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     // just stepped back: what the provider shows now is the aftermath of the level above
     if (now < draining) return unchanged(s);
     const landing = s.drainTo ?? null;
+    // the evidence either move below is judged on: what the provider did during the drain
+    const gates = sample ? explainGates(sample, ramp.gates, ramp.minSample) : null;
     // the drain itself failed: the provider lost capacity while the level above queued, so the
     // landing is sized afresh from what it delivered during the drain, and drained again below it
-    const relanded = landing !== null && sample ? drainFailedLanding(ramp, landing, level, sample) : null;
-    // the evidence either move below was judged on: what the provider did during the drain
-    const drained = sample ? { gates: explainGates(sample, ramp.gates, ramp.minSample) } : {};
+    const relanded =
+      landing !== null && sample && gates ? drainFailedLanding(ramp, landing, level, sample, gates) : null;
+    const drainFigures = (to: number): TransitionFigures => ({
+      ...(gates ? { gates } : {}),
+      level: to,
+      failedLevel: s.failedLevel,
+      sustainedLevel: s.sustainedLevel,
+    });
     if (relanded !== null) {
+      const below = drainLevel(ramp, relanded);
       const next: GlobalBreakerState = {
         ...s,
         step: step + 1,
-        level: drainLevel(ramp, relanded),
+        level: below,
         stepSince: now,
         heldLevel: relanded,
         drainingUntil: now + DRAIN_DWELLS * ramp.dwellMs,
         drainTo: relanded,
       };
       const reason = `drain at level ${pct(level)} failed: landing on ${pct(relanded)}, what it delivered`;
-      const figures = {
-        ...drained,
-        level: next.level,
-        failedLevel: s.failedLevel,
-        sustainedLevel: s.sustainedLevel,
-      };
-      return { next, transitions: [record(s, next, now, 'ramp', reason, figures)] };
+      return { next, transitions: [record(s, next, now, 'ramp', reason, drainFigures(below))] };
     }
     if (landing === null || !(landing > level))
       return { next: { ...s, drainingUntil: null, drainTo: null, stepSince: now }, transitions: [] };
@@ -435,13 +437,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
       drainTo: null,
     };
     const reason = `drained at level ${pct(level)}: level ${pct(landing)}`;
-    const figures = {
-      ...drained,
-      level: landing,
-      failedLevel: s.failedLevel,
-      sustainedLevel: s.sustainedLevel,
-    };
-    return { next, transitions: [record(s, next, now, 'ramp', reason, figures)] };
+    return { next, transitions: [record(s, next, now, 'ramp', reason, drainFigures(landing))] };
   }
   if (!sample) return unchanged(s);
   const latency = sample.latencyP95Ms;
@@ -663,16 +659,17 @@ export function judgingWindowMs(
 /**
  * At the end of a drain toward `landing`: null when the drain's sample passed the gates (or is too
  * thin to judge); else the lower landing sized from what the drain level delivered (landingLevel),
- * null too when that is not lower than `landing`.
+ * null too when that is not lower than `landing`. `judged`: the sample against the gates, when the
+ * caller has judged it already.
  */
 export function drainFailedLanding(
   ramp: PoolConfig['ramp'],
   landing: number,
   level: number,
   sample: RampSample,
+  judged: Pick<GateFigures, 'outcome'> = explainGates(sample, ramp.gates, ramp.minSample),
 ): number | null {
-  const outcome = explainGates(sample, ramp.gates, ramp.minSample).outcome;
-  if (outcome !== 'degrade' && outcome !== 'collapse') return null;
+  if (judged.outcome !== 'degrade' && judged.outcome !== 'collapse') return null;
   const lower = landingLevel(ramp, landing, deliveredLevel(level, sample.successes, sample.attempts));
   return lower < landing ? lower : null;
 }
