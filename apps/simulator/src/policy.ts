@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import type { BarFigures } from './metrics/Bar.js';
+import { bestAmong, type BarFigures } from './metrics/Bar.js';
 import type { StrategyFigures } from './metrics/Summary.js';
 import { parsePolicyArgs, POLICY_SCENARIOS, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
@@ -26,7 +26,7 @@ import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
 import { S2 } from './scenarios/S2.js';
 import { STRATEGIES, strategiesNamed } from './strategies/index.js';
-import { ORACLES } from './strategies/oracle.js';
+import { ORACLE_NAMES, ORACLES } from './strategies/oracle.js';
 
 /** The figures a row keeps of each strategy: the bar's and the tables' (the per-second series stay in the worker). */
 type RowFigures = BarFigures & Pick<StrategyFigures, 'acceptedLatencyP95Ms' | 'wastedCalls'>;
@@ -131,7 +131,7 @@ async function main(): Promise<void> {
   strategiesNamed(args.strategies ?? [], KNOWN); // an unknown name fails here, before any run
   const baseline = args.baseline !== undefined ? loadBaseline(args.baseline) : null;
   const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
-  const strategies = names && args.oracle ? [...names, ...ORACLES.map((o) => o.name)] : names;
+  const strategies = names && args.oracle ? [...names, ...ORACLE_NAMES] : names;
   const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;
   const common = { strategies, ...(durationMs !== undefined ? { durationMs } : {}) };
   const specs: RunSpec[] = args.seeds.flatMap((seed) =>
@@ -152,15 +152,11 @@ async function main(): Promise<void> {
     }
   }
 
-  const oracleNames = new Set(ORACLES.map((o) => o.name));
-  const isOracle = (n: string): boolean => oracleNames.has(n);
-  const columns = Object.keys(rows[0]!.figures).filter((n) => !isOracle(n));
+  const columns = Object.keys(rows[0]!.figures).filter((n) => !ORACLE_NAMES.includes(n));
   /** the oracle share that served the most in this run, e.g. "94.9 % (oracle-96)" */
   const oracleBest = (r: Row): string => {
-    const best = Object.entries(r.figures)
-      .filter(([n]) => isOracle(n))
-      .sort(([, a], [, b]) => (b.acceptedShareOfServable ?? 0) - (a.acceptedShareOfServable ?? 0))[0];
-    return best ? `${percent(best[1].acceptedShareOfServable)} (${best[0]})` : '-';
+    const best = bestAmong(r.figures, ORACLE_NAMES);
+    return best ? `${percent(best.share)} (${best.name})` : '-';
   };
   const oracleHead = args.oracle ? ' best fixed share (oracle) |' : '';
   const oracleRule = args.oracle ? '---:|' : '';

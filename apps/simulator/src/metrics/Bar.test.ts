@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { judgeBar } from './Bar.js';
+import { ORACLE_NAMES } from '../strategies/oracle.js';
+import { bestAmong, judgeBar, PEERS } from './Bar.js';
 
 const good = {
   acceptedShareOfServable: 0.96,
@@ -67,5 +68,31 @@ describe("issue 13's bar for one run", () => {
     expect(texts(judgeBar('simple', { ...good, acceptedShareOfServable: null }, {}))).toEqual([
       'accepted 0.0 % < 95.0 %',
     ]);
+  });
+});
+
+describe('bestAmong (the best peer, the best oracle share of a run)', () => {
+  const run = {
+    recloser: { acceptedShareOfServable: 0.999 },
+    naive: { acceptedShareOfServable: 0.73 },
+    jittered: { acceptedShareOfServable: 0.998 },
+    'sre-throttle': { acceptedShareOfServable: null },
+    'oracle-96': { acceptedShareOfServable: 0.97 },
+    'oracle-99': { acceptedShareOfServable: 0.98 },
+  };
+
+  it('picks the largest share among the names given, and only among them', () => {
+    expect(bestAmong(run, PEERS)).toEqual({ name: 'jittered', share: 0.998 });
+    expect(bestAmong(run, ORACLE_NAMES)).toEqual({ name: 'oracle-99', share: 0.98 });
+  });
+
+  it('gives ties to the first name, and null when none of them ran', () => {
+    const tied = {
+      'oracle-90': { acceptedShareOfServable: 0.9 },
+      'oracle-94': { acceptedShareOfServable: 0.9 },
+    };
+    expect(bestAmong(tied, ORACLE_NAMES)).toEqual({ name: 'oracle-90', share: 0.9 });
+    expect(bestAmong({ recloser: { acceptedShareOfServable: 0.9 } }, PEERS)).toBeNull();
+    expect(bestAmong({ 'sre-throttle': { acceptedShareOfServable: null } }, PEERS)).toBeNull();
   });
 });

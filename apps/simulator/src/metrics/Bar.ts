@@ -69,16 +69,28 @@ export function judgeBar(
   if (recloser.budgetViolations.length > 0)
     miss('overruns', `${recloser.budgetViolations.length} budget overrun(s)`);
 
-  const ran = PEERS.filter((n) => peers[n]?.acceptedShareOfServable != null).map((n) => ({
-    name: n,
-    share: peers[n]!.acceptedShareOfServable!,
-  }));
-  if (ran.length > 0) {
-    const best = ran.reduce((a, b) => (b.share > a.share ? b : a));
+  const best = bestAmong(peers, PEERS);
+  if (best) {
     if (provider === 'collapse' && !(accepted > best.share))
       miss('peers', `not above ${best.name} (${percent(best.share)})`);
     if (provider === 'simple' && accepted < best.share - BAR.simplePeerMargin)
       miss('peers', `more than ${points} points under ${best.name} (${percent(best.share)})`);
   }
-  return { meets: misses.length === 0, misses, peersJudged: ran.length > 0 };
+  return { meets: misses.length === 0, misses, peersJudged: best !== null };
+}
+
+/**
+ * The strategy among `names` that accepted the largest share of servable in a run, and that share;
+ * null when none of them ran. Ties go to the first in `names`.
+ */
+export function bestAmong(
+  figures: Record<string, Pick<StrategyFigures, 'acceptedShareOfServable'>>,
+  names: readonly string[],
+): { name: string; share: number } | null {
+  let best: { name: string; share: number } | null = null;
+  for (const name of names) {
+    const share = figures[name]?.acceptedShareOfServable;
+    if (share != null && (best === null || share > best.share)) best = { name, share };
+  }
+  return best;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bestOracleShare, bestPeerShare, policyChartSvg, shareScale } from './policyChart.js';
+import { policyChartSvg, shareScale } from './policyChart.js';
 import type { PolicyRow } from './policySummary.js';
 
 const fig = (share: number, retrips = 0) => ({
@@ -17,13 +17,6 @@ describe("npm run policy's chart", () => {
     row('collapse', '20 %', 1, { recloser: fig(0.96), naive: fig(0.3), 'oracle-99': fig(0.98) }),
     row('collapse', '20 %', 3, { recloser: fig(0.9, 2), naive: fig(0.25), 'oracle-99': fig(0.97) }),
   ];
-
-  it('reads the best peer and the best fixed share of a run, and nothing when none ran', () => {
-    expect(bestPeerShare(rows[0]!)).toBe(0.998);
-    expect(bestOracleShare(rows[1]!)).toBe(0.98);
-    expect(bestOracleShare(rows[0]!)).toBeNull();
-    expect(bestPeerShare(row('simple', '20 %', 1, { recloser: fig(0.9) }))).toBeNull();
-  });
 
   it('scales shares linearly below 80 % and wider above it (0.7 of the height for the top fifth)', () => {
     expect(shareScale(0)).toBe(0);

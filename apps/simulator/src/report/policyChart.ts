@@ -2,8 +2,11 @@
 // cell (provider, scenario, outage or capacity), a row of marks per seed: recloser's accepted
 // share of servable (filled when the run meets the bar, hollow when it does not), the best peer's,
 // and the best fixed share (oracle) when it ran; a dashed line at the bar's 95 %.
-import { BAR, PEERS } from '../metrics/Bar.js';
+import { BAR, bestAmong, PEERS } from '../metrics/Bar.js';
+import { ORACLE_NAMES } from '../strategies/oracle.js';
+import { percent } from './format.js';
 import { cellOf, recloserShare, verdictOf, byCell, type PolicyRow } from './policySummary.js';
+import { esc } from './svg.js';
 
 const W = 1000;
 const H = 420;
@@ -12,25 +15,6 @@ const MEETS = '#2ca02c';
 const SHORT = '#d62728';
 const PEER = '#7f7f7f';
 const ORACLE = '#1f77b4';
-
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-
-/** The best share any peer (naive, jittered, sre-throttle, aws-adaptive) reached in a run, if one ran. */
-export function bestPeerShare(row: PolicyRow): number | null {
-  const shares = PEERS.map((n) => row.figures[n]?.acceptedShareOfServable).filter(
-    (v): v is number => typeof v === 'number',
-  );
-  return shares.length > 0 ? Math.max(...shares) : null;
-}
-
-/** The best share a fixed share of the provider's capacity (any `oracle-N`) reached in a run, if one ran. */
-export function bestOracleShare(row: PolicyRow): number | null {
-  const shares = Object.entries(row.figures)
-    .filter(([n]) => n.startsWith('oracle-'))
-    .map(([, f]) => f.acceptedShareOfServable)
-    .filter((v): v is number => typeof v === 'number');
-  return shares.length > 0 ? Math.max(...shares) : null;
-}
 
 /** Shares above this get ZOOM_HEIGHT of the plot: the runs that matter differ by a point or two there. */
 const ZOOM_FROM = 0.8;
@@ -66,34 +50,34 @@ export function policyChartSvg(title: string, rows: PolicyRow[]): string {
   }
   const barY = yOf(BAR.minAcceptedShare).toFixed(1);
   out.push(`<line x1="0" x2="${plotW}" y1="${barY}" y2="${barY}" stroke="${MEETS}" stroke-dasharray="6 3"/>`);
-  cells.forEach(([cell, runs], i) => {
+  cells.forEach(([, runs], i) => {
     const x0 = i * colW;
     if (i > 0 && runs[0]!.provider !== cells[i - 1]![1][0]!.provider)
       out.push(`<line x1="${x0.toFixed(1)}" x2="${x0.toFixed(1)}" y1="0" y2="${plotH}" stroke="#999"/>`);
-    const [provider, scenario] = cell.split(' | ');
+    const { provider, scenario, level } = runs[0]!;
     out.push(
-      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 16}" font-size="11" text-anchor="middle">${esc(scenario!)}</text>`,
-      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 30}" font-size="10" text-anchor="middle" fill="#555">${esc(provider!)}</text>`,
+      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 16}" font-size="11" text-anchor="middle">${esc(`${scenario} ${level}`)}</text>`,
+      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 30}" font-size="10" text-anchor="middle" fill="#555">${esc(provider)}</text>`,
     );
     // the seeds side by side within the column, each with its three marks
     runs.forEach((r, k) => {
       const x = x0 + (colW * (k + 1)) / (runs.length + 1);
-      const peer = bestPeerShare(r);
-      const oracle = bestOracleShare(r);
+      const peer = bestAmong(r.figures, PEERS)?.share ?? null;
+      const oracle = bestAmong(r.figures, ORACLE_NAMES)?.share ?? null;
       if (peer !== null)
         out.push(
-          `<rect x="${(x - 3).toFixed(1)}" y="${(yOf(peer) - 3).toFixed(1)}" width="6" height="6" fill="${PEER}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best peer ${(peer * 100).toFixed(1)} %`)}</title></rect>`,
+          `<rect x="${(x - 3).toFixed(1)}" y="${(yOf(peer) - 3).toFixed(1)}" width="6" height="6" fill="${PEER}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best peer ${percent(peer)}`)}</title></rect>`,
         );
       if (oracle !== null) {
         const y = yOf(oracle);
         out.push(
-          `<path d="M${x.toFixed(1)} ${(y - 4).toFixed(1)} l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best fixed share ${(oracle * 100).toFixed(1)} %`)}</title></path>`,
+          `<path d="M${x.toFixed(1)} ${(y - 4).toFixed(1)} l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best fixed share ${percent(oracle)}`)}</title></path>`,
         );
       }
       const meets = verdictOf(r).meets;
       const colour = meets ? MEETS : SHORT;
       out.push(
-        `<circle cx="${x.toFixed(1)}" cy="${yOf(recloserShare(r)).toFixed(1)}" r="4" fill="${meets ? colour : 'white'}" stroke="${colour}" stroke-width="2"><title>${esc(`${cellOf(r)} seed ${r.seed}: recloser ${(recloserShare(r) * 100).toFixed(1)} %${meets ? ', meets the bar' : ''}`)}</title></circle>`,
+        `<circle cx="${x.toFixed(1)}" cy="${yOf(recloserShare(r)).toFixed(1)}" r="4" fill="${meets ? colour : 'white'}" stroke="${colour}" stroke-width="2"><title>${esc(`${cellOf(r)} seed ${r.seed}: recloser ${percent(recloserShare(r))}${meets ? ', meets the bar' : ''}`)}</title></circle>`,
       );
     });
   });
@@ -110,7 +94,7 @@ export function policyChartSvg(title: string, rows: PolicyRow[]): string {
     ],
     [`<rect x="-3" y="-3" width="6" height="6" fill="${PEER}"/>`, 'best peer'],
   ];
-  if (rows.some((r) => bestOracleShare(r) !== null))
+  if (rows.some((r) => bestAmong(r.figures, ORACLE_NAMES) !== null))
     legend.push([
       `<path d="M0 -4 l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"/>`,
       'best fixed share of capacity (oracle)',

@@ -34,7 +34,9 @@ const MIN_PANEL_H = 220;
 const LEGEND_ROW = 14;
 const M = { left: 70, right: 190, top: 34, bottom: 34 };
 
-const esc = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+/** Text escaped for SVG markup. */
+export const esc = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function classesOf(lines: ChartLine[]): string[] {
   const set = new Set<string>();
