@@ -62,22 +62,24 @@ export function policyChartSvg(title: string, rows: PolicyRow[]): string {
     // the seeds side by side within the column, each with its three marks
     runs.forEach((r, k) => {
       const x = x0 + (colW * (k + 1)) / (runs.length + 1);
+      const run = `${cellOf(r)} seed ${r.seed}`;
+      const share = recloserShare(r);
       const peer = bestAmong(r.figures, PEERS)?.share ?? null;
       const oracle = bestAmong(r.figures, ORACLE_NAMES)?.share ?? null;
       if (peer !== null)
         out.push(
-          `<rect x="${(x - 3).toFixed(1)}" y="${(yOf(peer) - 3).toFixed(1)}" width="6" height="6" fill="${PEER}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best peer ${percent(peer)}`)}</title></rect>`,
+          `<rect x="${(x - 3).toFixed(1)}" y="${(yOf(peer) - 3).toFixed(1)}" width="6" height="6" fill="${PEER}"><title>${esc(`${run}: best peer ${percent(peer)}`)}</title></rect>`,
         );
       if (oracle !== null) {
         const y = yOf(oracle);
         out.push(
-          `<path d="M${x.toFixed(1)} ${(y - 4).toFixed(1)} l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"><title>${esc(`${cellOf(r)} seed ${r.seed}: best fixed share ${percent(oracle)}`)}</title></path>`,
+          `<path d="M${x.toFixed(1)} ${(y - 4).toFixed(1)} l4 4 l-4 4 l-4 -4 z" fill="${ORACLE}"><title>${esc(`${run}: best fixed share ${percent(oracle)}`)}</title></path>`,
         );
       }
       const meets = verdictOf(r).meets;
       const colour = meets ? MEETS : SHORT;
       out.push(
-        `<circle cx="${x.toFixed(1)}" cy="${yOf(recloserShare(r)).toFixed(1)}" r="4" fill="${meets ? colour : 'white'}" stroke="${colour}" stroke-width="2"><title>${esc(`${cellOf(r)} seed ${r.seed}: recloser ${percent(recloserShare(r))}${meets ? ', meets the bar' : ''}`)}</title></circle>`,
+        `<circle cx="${x.toFixed(1)}" cy="${yOf(share).toFixed(1)}" r="4" fill="${meets ? colour : 'white'}" stroke="${colour}" stroke-width="2"><title>${esc(`${run}: recloser ${percent(share)}${meets ? ', meets the bar' : ''}`)}</title></circle>`,
       );
     });
   });

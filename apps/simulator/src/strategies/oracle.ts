@@ -77,4 +77,5 @@ export function oracle(percent: number): Strategy {
 
 /** The yardsticks the CLI knows by name: 90 to 99 % of what the provider can serve (100 % tips a collapsing provider). */
 export const ORACLES: Strategy[] = [90, 94, 96, 97, 98, 99].map(oracle);
+/** Their names, as `--strategies` and the JSON spell them. */
 export const ORACLE_NAMES: readonly string[] = ORACLES.map((o) => o.name);

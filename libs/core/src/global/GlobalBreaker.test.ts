@@ -12,9 +12,9 @@ import {
   ceilingRetryWaitMs,
   DRAIN_DWELLS,
   DRAIN_SHARE,
-  drainFailedLanding,
   drainLevel,
   initialGlobalState,
+  judgeDrain,
   judgingWindowMs,
   saturatedGrowth,
   underTheTop,
@@ -413,8 +413,10 @@ describe('RAMPING: finding the limit', () => {
         (landing, share, attempts, successes) => {
           const level = drainLevel(pool.ramp, landing) * share;
           const sample: RampSample = { ...good, attempts, successes: Math.min(successes, attempts) };
-          const r = drainFailedLanding(pool.ramp, landing, level, sample);
+          const { gates, relanded: r } = judgeDrain(pool.ramp, landing, level, sample);
+          expect(gates.attempts).toBe(attempts);
           if (r !== null) {
+            expect(['degrade', 'collapse']).toContain(gates.outcome);
             expect(r).toBeLessThan(landing);
             expect(r).toBeGreaterThanOrEqual(pool.ramp.steps[0]!);
             expect(r).toBeGreaterThanOrEqual(

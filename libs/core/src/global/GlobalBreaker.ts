@@ -399,14 +399,13 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     // just stepped back: what the provider shows now is the aftermath of the level above
     if (now < draining) return unchanged(s);
     const landing = s.drainTo ?? null;
-    // the evidence either move below is judged on: what the provider did during the drain
-    const gates = sample ? explainGates(sample, ramp.gates, ramp.minSample) : null;
+    const judged = landing !== null && sample ? judgeDrain(ramp, landing, level, sample) : null;
     // the drain itself failed: the provider lost capacity while the level above queued, so the
     // landing is sized afresh from what it delivered during the drain, and drained again below it
-    const relanded =
-      landing !== null && sample && gates ? drainFailedLanding(ramp, landing, level, sample, gates) : null;
+    const relanded = judged?.relanded ?? null;
+    /** either move below carries the evidence it was judged on: what the provider did during the drain */
     const drainFigures = (to: number): TransitionFigures => ({
-      ...(gates ? { gates } : {}),
+      ...(judged ? { gates: judged.gates } : {}),
       level: to,
       failedLevel: s.failedLevel,
       sustainedLevel: s.sustainedLevel,
@@ -657,21 +656,21 @@ export function judgingWindowMs(
 }
 
 /**
- * At the end of a drain toward `landing`: null when the drain's sample passed the gates (or is too
- * thin to judge); else the lower landing sized from what the drain level delivered (landingLevel),
- * null too when that is not lower than `landing`. `judged`: the sample against the gates, when the
- * caller has judged it already.
+ * The end of a drain toward `landing`: its sample judged against the gates (`gates`, the evidence the
+ * move records) and where the ramp lands (`relanded`): null when the sample passed (or is too thin
+ * to judge); else the lower landing sized from what the drain level delivered (landingLevel), null
+ * too when that is not lower than `landing`.
  */
-export function drainFailedLanding(
+export function judgeDrain(
   ramp: PoolConfig['ramp'],
   landing: number,
   level: number,
   sample: RampSample,
-  judged: Pick<GateFigures, 'outcome'> = explainGates(sample, ramp.gates, ramp.minSample),
-): number | null {
-  if (judged.outcome !== 'degrade' && judged.outcome !== 'collapse') return null;
+): { gates: GateFigures; relanded: number | null } {
+  const gates = explainGates(sample, ramp.gates, ramp.minSample);
+  if (gates.outcome !== 'degrade' && gates.outcome !== 'collapse') return { gates, relanded: null };
   const lower = landingLevel(ramp, landing, deliveredLevel(level, sample.successes, sample.attempts));
-  return lower < landing ? lower : null;
+  return { gates, relanded: lower < landing ? lower : null };
 }
 
 /** The level admitted while draining before landing on `to`: DRAIN_SHARE of it, never below the start level (unless `to` is). */
