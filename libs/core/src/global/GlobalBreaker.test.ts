@@ -5,6 +5,7 @@ import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import { seededRng } from '../random/Rng.js';
 import type { RampSample } from '../ramp/Gates.js';
 import { stepBudget } from '../ramp/Allowance.js';
+import { SHEDDING_LATENCY_INFLATION, SHEDDING_MIN_SUCCESS_RATE } from '../ramp/Shedding.js';
 import { BISECT_PRECISION, LEVEL_DECREASE, MIN_GROWTH_SHARE, SLIPPED_DECREASE } from '../ramp/RampLevel.js';
 import {
   admittedLevel,
@@ -403,17 +404,18 @@ describe('RAMPING: finding the limit', () => {
     expect(drained(d.next).level).toBeCloseTo(relanded, 10);
   });
 
-  it('property: a failed drain never lands higher than its landing nor below the start level; a passing one keeps it', () => {
+  it("property: a failed drain never lands higher than its landing nor below the start level; a passing one keeps it; the success gate is the step's", () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0.011, max: 1, noNaN: true }),
         fc.double({ min: 0.5, max: 1, noNaN: true }),
         fc.integer({ min: 0, max: 500 }),
         fc.integer({ min: 0, max: 500 }),
-        (landing, share, attempts, successes) => {
+        fc.boolean(),
+        (landing, share, attempts, successes, shedsCleanly) => {
           const level = drainLevel(pool.ramp, landing) * share;
           const sample: RampSample = { ...good, attempts, successes: Math.min(successes, attempts) };
-          const { gates, relanded: r } = judgeDrain(pool.ramp, landing, level, sample);
+          const { gates, relanded: r } = judgeDrain(pool.ramp, landing, level, sample, shedsCleanly);
           expect(gates.attempts).toBe(attempts);
           if (r !== null) {
             expect(['degrade', 'collapse']).toContain(gates.outcome);
@@ -423,10 +425,36 @@ describe('RAMPING: finding the limit', () => {
               level * (sample.successes / attempts) * (1 - pool.ramp.headroom) - 1e-12,
             );
           }
-          if (attempts >= pool.ramp.minSample && sample.successes === attempts) expect(r).toBeNull();
+          // judged on the success rate a step of this provider is judged on
+          const minRate = shedsCleanly ? SHEDDING_MIN_SUCCESS_RATE : pool.ramp.gates.minSuccessRate;
+          if (attempts >= pool.ramp.minSample && sample.successes >= minRate * attempts) expect(r).toBeNull();
+          if (attempts >= pool.ramp.minSample && sample.successes < minRate * attempts)
+            expect(['degrade', 'collapse']).toContain(gates.outcome);
         },
       ),
     );
+  });
+
+  it('a drain is judged on the gates a step is judged on: a clean shedder relands on errors the pool tolerates', () => {
+    const s = limited(); // draining at 0.03 × DRAIN_SHARE toward 0.03
+    // 97 % answered: within the pool's minSuccessRate, under the one a clean shedder is judged by
+    const shed: RampSample = { ...good, attempts: 100, successes: 97 };
+    expect(shed.successes / shed.attempts).toBeGreaterThanOrEqual(pool.ramp.gates.minSuccessRate);
+    expect(shed.successes / shed.attempts).toBeLessThan(SHEDDING_MIN_SUCCESS_RATE);
+    expect(drained(s).level).toBe(0.03);
+    expect(tick(s, s.drainingUntil!, shed).next).toMatchObject({ level: 0.03, drainingUntil: null });
+    const relanded = tick({ ...s, shedsCleanly: true }, s.drainingUntil!, shed).next;
+    expect(relanded.drainTo).toBeCloseTo(s.level! * 0.97 * (1 - pool.ramp.headroom), 10);
+    // a drain's latency is the queue the level above left: it never relands a drain on its own
+    // (6× the probes' 200 ms: past either inflation gate, under the pool's absolute p95 gate)
+    const slow: RampSample = { ...good, latencyP95Ms: 1200 };
+    expect(slow.latencyP95Ms).toBeLessThan(pool.ramp.gates.maxLatencyP95Ms);
+    expect(slow.latencyP95Ms! / good.latencyP95Ms!).toBeGreaterThan(SHEDDING_LATENCY_INFLATION);
+    for (const shedsCleanly of [false, true])
+      expect(judgeDrain(pool.ramp, 0.03, s.level!, slow, shedsCleanly)).toMatchObject({
+        gates: { outcome: 'pass' },
+        relanded: null,
+      });
   });
 
   it('a drain never goes below the start level unless the landing does', () => {

@@ -399,7 +399,8 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     // just stepped back: what the provider shows now is the aftermath of the level above
     if (now < draining) return unchanged(s);
     const landing = s.drainTo ?? null;
-    const judged = landing !== null && sample ? judgeDrain(ramp, landing, level, sample) : null;
+    const judged =
+      landing !== null && sample ? judgeDrain(ramp, landing, level, sample, s.shedsCleanly === true) : null;
     // the drain itself failed: the provider lost capacity while the level above queued, so the
     // landing is sized afresh from what it delivered during the drain, and drained again below it
     const relanded = judged?.relanded ?? null;
@@ -659,15 +660,19 @@ export function judgingWindowMs(
  * The end of a drain toward `landing`: its sample judged against the gates (`gates`, the evidence the
  * move records) and where the ramp lands (`relanded`): null when the sample passed (or is too thin
  * to judge); else the lower landing sized from what the drain level delivered (landingLevel), null
- * too when that is not lower than `landing`.
+ * too when that is not lower than `landing`. The gates are those a step is judged on
+ * (sheddingThresholds: a provider that sheds cleanly fails on its first errors), without the
+ * latency-inflation gate: a drain's latency is the queue the level above left behind.
  */
 export function judgeDrain(
   ramp: PoolConfig['ramp'],
   landing: number,
   level: number,
   sample: RampSample,
+  shedsCleanly: boolean,
 ): { gates: GateFigures; relanded: number | null } {
-  const gates = explainGates(sample, ramp.gates, ramp.minSample);
+  const { gates: thresholds } = sheddingThresholds(ramp.gates, ramp.latencyInflation, shedsCleanly);
+  const gates = explainGates(sample, thresholds, ramp.minSample);
   if (gates.outcome !== 'degrade' && gates.outcome !== 'collapse') return { gates, relanded: null };
   const lower = landingLevel(ramp, landing, deliveredLevel(level, sample.successes, sample.attempts));
   return { gates, relanded: lower < landing ? lower : null };
