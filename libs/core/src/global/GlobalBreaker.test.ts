@@ -5,7 +5,11 @@ import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import { seededRng } from '../random/Rng.js';
 import type { RampSample } from '../ramp/Gates.js';
 import { stepBudget } from '../ramp/Allowance.js';
-import { SHEDDING_LATENCY_INFLATION, SHEDDING_MIN_SUCCESS_RATE } from '../ramp/Shedding.js';
+import {
+  SHEDDING_LATENCY_INFLATION,
+  SHEDDING_MIN_SUCCESS_RATE,
+  sheddingThresholds,
+} from '../ramp/Shedding.js';
 import { BISECT_PRECISION, LEVEL_DECREASE, MIN_GROWTH_SHARE, SLIPPED_DECREASE } from '../ramp/RampLevel.js';
 import {
   admittedLevel,
@@ -47,6 +51,9 @@ const pool: PoolConfig = {
   },
 };
 const DWELL = pool.ramp.dwellMs;
+/** the gates a step of a provider that does (or does not) shed cleanly is judged on */
+const stepGates = (shedsCleanly: boolean) =>
+  sheddingThresholds(pool.ramp.gates, pool.ramp.latencyInflation, shedsCleanly).gates;
 const rng = () => seededRng(42);
 const reached = { reached: true, open: 6, live: 10, threshold: 5, formedBy: ['a', 'b'] };
 
@@ -415,7 +422,13 @@ describe('RAMPING: finding the limit', () => {
         (landing, share, attempts, successes, shedsCleanly) => {
           const level = drainLevel(pool.ramp, landing) * share;
           const sample: RampSample = { ...good, attempts, successes: Math.min(successes, attempts) };
-          const { gates, relanded: r } = judgeDrain(pool.ramp, landing, level, sample, shedsCleanly);
+          const { gates, relanded: r } = judgeDrain(
+            pool.ramp,
+            stepGates(shedsCleanly),
+            landing,
+            level,
+            sample,
+          );
           expect(gates.attempts).toBe(attempts);
           if (r !== null) {
             expect(['degrade', 'collapse']).toContain(gates.outcome);
@@ -451,7 +464,7 @@ describe('RAMPING: finding the limit', () => {
     expect(slow.latencyP95Ms).toBeLessThan(pool.ramp.gates.maxLatencyP95Ms);
     expect(slow.latencyP95Ms! / good.latencyP95Ms!).toBeGreaterThan(SHEDDING_LATENCY_INFLATION);
     for (const shedsCleanly of [false, true])
-      expect(judgeDrain(pool.ramp, 0.03, s.level!, slow, shedsCleanly)).toMatchObject({
+      expect(judgeDrain(pool.ramp, stepGates(shedsCleanly), 0.03, s.level!, slow)).toMatchObject({
         gates: { outcome: 'pass' },
         relanded: null,
       });

@@ -10,7 +10,7 @@
 // Every change comes back with a TransitionRecord for the transition log.
 import { backoffDelayMs, type BackoffOptions } from '../backoff/Backoff.js';
 import { roundTo } from '../numbers/Round.js';
-import type { PoolConfig } from '../pool/PoolConfig.js';
+import type { GateThresholds, PoolConfig } from '../pool/PoolConfig.js';
 import type { QuorumDecision } from '../quorum/Quorum.js';
 import type { Rng } from '../random/Rng.js';
 import {
@@ -394,13 +394,15 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   const level = currentLevel(s, pool)!;
   const step = s.step ?? 0;
   const stepSince = s.stepSince ?? now;
+  // what a level of this provider is judged on, a drain's end included (ramp/Shedding.ts)
+  const judgedBy = sheddingThresholds(ramp.gates, ramp.latencyInflation, s.shedsCleanly === true);
   const draining = s.drainingUntil ?? null;
   if (draining !== null) {
     // just stepped back: what the provider shows now is the aftermath of the level above
     if (now < draining) return unchanged(s);
     const landing = s.drainTo ?? null;
     const judged =
-      landing !== null && sample ? judgeDrain(ramp, landing, level, sample, s.shedsCleanly === true) : null;
+      landing !== null && sample ? judgeDrain(ramp, judgedBy.gates, landing, level, sample) : null;
     // the drain itself failed: the provider lost capacity while the level above queued, so the
     // landing is sized afresh from what it delivered during the drain, and drained again below it
     const relanded = judged?.relanded ?? null;
@@ -442,7 +444,6 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   if (!sample) return unchanged(s);
   const latency = sample.latencyP95Ms;
   const ratio = latencyRatio(latency, s.baselineLatencyMs);
-  const judgedBy = sheddingThresholds(ramp.gates, ramp.latencyInflation, s.shedsCleanly === true);
   const gates = inflationGate(
     explainGates(sample, judgedBy.gates, ramp.minSample),
     ratio,
@@ -657,21 +658,20 @@ export function judgingWindowMs(
 }
 
 /**
- * The end of a drain toward `landing`: its sample judged against the gates (`gates`, the evidence the
- * move records) and where the ramp lands (`relanded`): null when the sample passed (or is too thin
- * to judge); else the lower landing sized from what the drain level delivered (landingLevel), null
- * too when that is not lower than `landing`. The gates are those a step is judged on
- * (sheddingThresholds: a provider that sheds cleanly fails on its first errors), without the
- * latency-inflation gate: a drain's latency is the queue the level above left behind.
+ * The end of a drain toward `landing`: its sample judged against `thresholds` (`gates`, the evidence
+ * the move records) and where the ramp lands (`relanded`): null when the sample passed (or is too
+ * thin to judge); else the lower landing sized from what the drain level delivered (landingLevel),
+ * null too when that is not lower than `landing`. `thresholds`: the gates a step of this provider is
+ * judged on (sheddingThresholds), without the latency-inflation gate: a drain's latency is the
+ * queue the level above left behind.
  */
 export function judgeDrain(
   ramp: PoolConfig['ramp'],
+  thresholds: GateThresholds,
   landing: number,
   level: number,
   sample: RampSample,
-  shedsCleanly: boolean,
 ): { gates: GateFigures; relanded: number | null } {
-  const { gates: thresholds } = sheddingThresholds(ramp.gates, ramp.latencyInflation, shedsCleanly);
   const gates = explainGates(sample, thresholds, ramp.minSample);
   if (gates.outcome !== 'degrade' && gates.outcome !== 'collapse') return { gates, relanded: null };
   const lower = landingLevel(ramp, landing, deliveredLevel(level, sample.successes, sample.attempts));
