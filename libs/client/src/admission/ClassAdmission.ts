@@ -1,6 +1,6 @@
 // One traffic class's share of a ramp step on this instance: a token bucket for the rate and a
 // counter for the concurrency. admit() runs on the hot path and does not allocate.
-import { TokenBucket, type ClassAllowance, type Clock, type Rng } from '@recloser/core';
+import { TokenBucket, type ClassAllowance, type Clock } from '@recloser/core';
 
 /**
  * Demand is reported as a rate over at least this much recent time, however short the heartbeat
@@ -24,11 +24,7 @@ export class ClassAdmission {
   private readonly tickMs = new Float64Array(DEMAND_TICKS);
   private tickNext = 0;
 
-  /** `rng` places this instance's first token (see apply) */
-  constructor(
-    private readonly clock: Clock,
-    private readonly rng: Rng,
-  ) {}
+  constructor(private readonly clock: Clock) {}
 
   /** the rate of the allowance held (0 when not admitted) */
   get ratePerSec(): number {
@@ -44,11 +40,7 @@ export class ClassAdmission {
    * Applies this class's allowance from a new plan; null = not admitted at this step. The bucket
    * outlives a spell without admission, frozen (no tokens accrue meanwhile): an instance dropped
    * and admitted again — rotation, a new step — carries what it had left instead of a fresh burst,
-   * so churn in who is admitted never adds bursts on top of the step's rate. A new bucket starts
-   * at a random part of one token, not full: every instance learns a step at about the same
-   * moment, and full buckets would send the whole fleet's first calls at once and keep them in
-   * phase after: in the simulator's S2, 68 instances sent within tens of milliseconds of each
-   * other, 2.7× the step's rate in the busiest tenth of each second, bursts a provider queues on.
+   * so churn in who is admitted never adds bursts on top of the step's rate.
    */
   apply(allowance: ClassAllowance | null): void {
     if (allowance === null) {
@@ -58,7 +50,7 @@ export class ClassAdmission {
       return;
     }
     if (this.bucket === null)
-      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock, this.rng.next());
+      this.bucket = new TokenBucket(allowance.ratePerSec, allowance.burst, this.clock);
     else this.bucket.reset(allowance.ratePerSec, allowance.burst);
     this.admittedNow = true;
     this.concurrency = allowance.concurrency;

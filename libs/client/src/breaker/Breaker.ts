@@ -597,7 +597,7 @@ export class Breaker {
     if (trafficClass === this.defaultClass && this.defaultSlot !== null) return this.defaultSlot;
     let slot = this.classes.get(trafficClass);
     if (slot === undefined) {
-      slot = new ClassAdmission(this.clock, this.host.rng); // once per class, never on the steady-state path
+      slot = new ClassAdmission(this.clock); // once per class, never on the steady-state path
       this.classes.set(trafficClass, slot);
       if (trafficClass === this.defaultClass) this.defaultSlot = slot;
     }

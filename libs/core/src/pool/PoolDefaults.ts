@@ -56,10 +56,7 @@ export const DEFAULT_RAMP: RampConfig = {
   growth: 4,
   probeGrowth: 1.1,
   headroom: 0.02,
-  // 2.8, not 3: with the fleet's admission in phase (before ClassAdmission's random start) bursts
-  // inflated p95 and 3 fit; on a smooth fleet 3 let levels creep past a collapsing provider's
-  // knee (S2, seeds 1-13: 56 re-trips against 33; docs/scenarios/policy-rounds.md)
-  latencyInflation: 2.8,
+  latencyInflation: 3,
   classOrder: ['standard'],
   gates: DEFAULT_GATES,
 };

@@ -9,8 +9,6 @@ import {
   LEVEL_DECREASE,
   SLIPPED_DECREASE,
   growthAfter,
-  MIN_GROWTH_SHARE,
-  SATURATED_LATENCY_RATIO,
   latencyRatio,
   LATENCY_FLOOR_MS,
   learnedAfterCollapse,
@@ -79,21 +77,6 @@ describe('RampLevel', () => {
     expect(growthAfter(ramp, 1, 0.5, null)).toBeCloseTo(2.2, 12);
     expect(growthAfter(ramp, 1, 0.5, null, true)).toBeCloseTo(1.1, 12);
     expect(grownLevel(ramp, 0.4, 0.5, null)).toBe(0.5); // never past the learned level in one move
-  });
-
-  it('spends the growth by a p95 of SATURATED_LATENCY_RATIO × the lowest however tight the gate, halfway to a looser gate', () => {
-    const spent = 1 + (ramp.growth - 1) * MIN_GROWTH_SHARE;
-    for (const latencyInflation of [2.2, 2.8, 3]) {
-      const gated = { ...ramp, latencyInflation };
-      // at 1.5× half the growth is left (×2 of ×3), whatever the gate below 3
-      expect(growthAfter(gated, 0.1, null, 1.5)).toBeCloseTo(2, 12);
-      expect(growthAfter(gated, 0.1, null, 1.99)).toBeGreaterThan(spent);
-      expect(growthAfter(gated, 0.1, null, SATURATED_LATENCY_RATIO)).toBeCloseTo(spent, 12);
-    }
-    // a gate of 5 (a provider that sheds cleanly): spent at 3×
-    const loose = { ...ramp, latencyInflation: 5 };
-    expect(growthAfter(loose, 0.1, null, 2)).toBeCloseTo(2, 12);
-    expect(growthAfter(loose, 0.1, null, 3)).toBeCloseTo(spent, 12);
   });
 
   it('compares latency with a baseline of at least LATENCY_FLOOR_MS', () => {

@@ -2,10 +2,9 @@
 // not step through a fixed grid; it finds the level the provider sustains:
 // - it starts at the pool's first step and, while nothing failed, grows geometrically from the last
 //   level that held — by `growth` below the level the breaker last sustained (its learned capacity),
-//   by `probeGrowth` × (level / learned) above it — the growth shrinking to almost nothing as the step's
-//   p95 latency inflates to SATURATED_LATENCY_RATIO × the lowest seen in this recovery, or halfway
-//   toward `latencyInflation` × it when that is further (queueing shows before failures; past
-//   `latencyInflation` the level counts as degraded: GlobalBreaker.ts);
+//   by `probeGrowth` × (level / learned) above it — the growth shrinking to a tenth as the step's p95 latency inflates
+//   halfway toward `latencyInflation` × the lowest seen in this recovery (queueing shows before
+//   failures; past `latencyInflation` the level counts as degraded: GlobalBreaker.ts);
 // - once a level failed, it bisects between the last level that held and the lowest that failed,
 //   never above (1 − headroom) × the failed level, and settles when the gap is within BISECT_PRECISION;
 // - a level that held once and then degrades (the provider lost capacity) falls multiplicatively,
@@ -38,14 +37,6 @@ export const LEVEL_DECREASE = 0.8;
  */
 export const MIN_GROWTH_SHARE = 0.003;
 
-/**
- * The growth is spent by a p95 this many times the recovery's lowest, however tight the degrade
- * gate (`latencyInflation`): a queueing provider is saturated there. Halfway to the gate when that
- * is further (3× for a provider learned to shed cleanly, ramp/Shedding.ts). With the gate at 2.8
- * and the growth spent halfway to it (1.9×), S1 lost up to 1.2 points of goodput climbing.
- */
-export const SATURATED_LATENCY_RATIO = 2;
-
 type LevelConfig = Pick<RampConfig, 'steps' | 'growth' | 'probeGrowth' | 'headroom' | 'latencyInflation'>;
 
 /** The level a ramp starts at (the pool's first step). */
@@ -76,8 +67,8 @@ export function growthAfter(
   // acceleration: probeGrowth all the way
   const above = afterCollapse ? ramp.probeGrowth : Math.min(ramp.growth, ramp.probeGrowth * (held / learned));
   const g = held < learned ? ramp.growth : above;
-  // the growth is spent by the time latency has inflated to saturation (or halfway to the gate)
-  const half = Math.max(SATURATED_LATENCY_RATIO, (1 + ramp.latencyInflation) / 2) - 1;
+  // the growth is spent by the time latency has inflated halfway to where a level counts as degraded
+  const half = (ramp.latencyInflation - 1) / 2;
   const slack =
     latencyRatio === null || !Number.isFinite(latencyRatio)
       ? 1
