@@ -70,6 +70,12 @@ export async function startReplicas(count: number, env: NodeJS.ProcessEnv = {}):
   return { replicas, databaseName: db.name, databaseUrl: db.url, stop };
 }
 
+/**
+ * A request that has had no answer for this long fails naming itself: a replica that stops
+ * answering then shows as the request it stalled, not as the whole test's timeout.
+ */
+const CALL_TIMEOUT_MS = 30_000;
+
 /** JSON over HTTP with a bearer token; the body is parsed when it is JSON. */
 export async function call(
   base: string,
@@ -81,12 +87,21 @@ export async function call(
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(base + path, {
-    method,
-    headers,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await res.text();
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(base + path, {
+      method,
+      headers,
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    text = await res.text();
+  } catch (err) {
+    throw new Error(`${method} ${base}${path}: ${err instanceof Error ? err.message : String(err)}`, {
+      cause: err,
+    });
+  }
   let json: any = null;
   try {
     json = text ? JSON.parse(text) : null;
