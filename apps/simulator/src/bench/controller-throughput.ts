@@ -267,7 +267,9 @@ function row(r: Result, bare: Result | null): string[] {
 
 /**
  * CPU time (user + system), in ms, of the processes whose name starts with `name` (every one on
- * this machine) or whose pid is in `pids` (Linux /proc).
+ * this machine) or whose pid is in `pids` (Linux /proc), with the time of the children they reaped:
+ * a Postgres backend whose connection closes takes its CPU time out of the sum when it exits, and
+ * the postmaster's count of its reaped children puts it back, so the sum only grows.
  */
 function cpuMs(which: { name: string } | { pids: readonly number[] }): number {
   let ticks = 0;
@@ -283,7 +285,8 @@ function cpuMs(which: { name: string } | { pids: readonly number[] }): number {
       const close = stat.lastIndexOf(')');
       if ('name' in which && !stat.slice(stat.indexOf('(') + 1, close).startsWith(which.name)) continue;
       const fields = stat.slice(close + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15)
+      // utime, stime, cutime, cstime (fields 14 to 17)
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
     } catch {
       // the process ended meanwhile
     }
