@@ -271,7 +271,7 @@ function row(r: Result, bare: Result | null): string[] {
  * a Postgres backend whose connection closes takes its CPU time out of the sum when it exits, and
  * the postmaster's count of its reaped children puts it back, so the sum only grows.
  */
-function cpuMs(which: { name: string } | { pids: readonly number[] }): number {
+export function cpuMs(which: { name: string } | { pids: readonly number[] }): number {
   let ticks = 0;
   let dirs: string[] = [];
   try {
