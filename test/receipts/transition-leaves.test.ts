@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Bundle,
   DEFAULT_GATES,
+  judgedGateThresholds,
   isShiftLeaf,
   type LogEntryStatement,
   type LogLeafStatement,
@@ -143,7 +144,8 @@ describe('every transition kind is a leaf with its figures', () => {
     // probing
     expect(kinds).toContain('cooldown:open>probing');
     expect(kinds).toContain('probe:probing>ramping');
-    // each ramp step: its gate figures and the pool's gates; a step on degraded gates among them
+    // each ramp step: its gate figures and the gates it was judged by (the pool's, tightened once the
+    // ramp learned that this fleet's provider sheds cleanly); a step on degraded gates among them
     const steps = entries.filter((e) => e.actor === 'ramp');
     for (const e of steps) {
       expect(e.figures.gates).toMatchObject({
@@ -152,7 +154,7 @@ describe('every transition kind is a leaf with its figures', () => {
         successRate: expect.any(Number),
         failed: expect.any(Array),
       });
-      expect(e.gateThresholds).toEqual(DEFAULT_GATES);
+      expect(e.gateThresholds).toEqual(judgedGateThresholds(DEFAULT_GATES, e.figures));
     }
     const up = steps.findIndex((e) => e.to === 'ramping' && (e.figures.gates as any).outcome === 'pass');
     const down = steps.findIndex((e) => (e.figures.gates as any).outcome === 'degrade');

@@ -60,6 +60,24 @@ describe('pools admin API', () => {
     expect(wrongType.body.message).toContain('probe.leaseTtlMs');
   });
 
+  it('stores a declaration that the provider sheds cleanly (ramp.shedsCleanly), false unless given, and refuses a non-boolean naming it', async () => {
+    const put = await t.admin('PUT', '/v1/admin/pools/shedding', {
+      dependencies: ['llm-sheds'],
+      ramp: { shedsCleanly: true },
+    });
+    expect(put.status).toBe(200);
+    expect((await t.admin('GET', '/v1/admin/pools/shedding')).body.ramp.shedsCleanly).toBe(true);
+    const bad = await t.admin('PUT', '/v1/admin/pools/shedding', {
+      dependencies: ['llm-sheds'],
+      ramp: { shedsCleanly: 'yes' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain('ramp.shedsCleanly must be true or false');
+    expect((await t.admin('GET', '/v1/admin/pools/shedding')).body.ramp.shedsCleanly).toBe(true);
+    const plain = await t.admin('PUT', '/v1/admin/pools/plain', { dependencies: ['llm-queues'] });
+    expect(plain.body.ramp.shedsCleanly).toBe(false);
+  });
+
   it('refuses (409) a dependency that already draws on another pool, naming both', async () => {
     const clash = await t.admin('PUT', '/v1/admin/pools/other-pool', { dependencies: ['llm-provider'] });
     expect(clash.status).toBe(409);

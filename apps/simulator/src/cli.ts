@@ -137,6 +137,7 @@ async function runOne(scenario: Scenario, args: CliArgs, many: boolean): Promise
     ...(args.provider !== undefined ? { provider: args.provider } : {}),
     ...(args.outageS !== undefined ? { outageS: args.outageS } : {}),
     ...(args.capacity !== undefined ? { capacity: args.capacity } : {}),
+    ...(args.pool !== undefined ? { pool: args.pool } : {}),
     strategies,
     onProgress: (label, f) => {
       if (label !== barLabel) {

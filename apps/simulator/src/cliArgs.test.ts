@@ -36,4 +36,13 @@ describe('parseArgs', () => {
     );
     expect(() => parseArgs(['S1', '--capacity', '0'])).toThrow('--capacity must be a fraction in (0, 1]');
   });
+
+  it('reads recloser’s pool settings, validated as a pool body', () => {
+    expect(parseArgs(['S2', '--pool', '{"ramp":{"shedsCleanly":true}}']).pool).toEqual({
+      ramp: { shedsCleanly: true },
+    });
+    expect(() => parseArgs(['S2', '--pool', '{"ramp":{"growth":20}}'])).toThrow(
+      '--pool: ramp.growth must be in (1, 10]',
+    );
+  });
 });

@@ -1,6 +1,7 @@
 // The simulator CLI's arguments; bad input names the flag and the reason.
 import { eachFlag } from './flags.js';
 import { PROVIDER_MODELS, type ProviderModel } from './provider/Provider.js';
+import { parsePoolSettings, type PoolSettings } from './scenarios/poolSettings.js';
 
 export const USAGE = `usage: npm run sim -- <scenario>|all|list|live [options]
 
@@ -8,6 +9,8 @@ export const USAGE = `usage: npm run sim -- <scenario>|all|list|live [options]
   --provider M         simple | collapse: the provider model (default simple)
   --outage-s N         the outage lasts N seconds (scenarios with an outage)
   --capacity F         the provider comes back with this fraction of its capacity, in (0, 1]
+  --pool JSON          recloser's probe and ramp settings over the defaults, validated as a pool
+                       body, e.g. '{"ramp":{"shedsCleanly":true}}' (the capacity is the provider's)
   --instances N        fleet size (S7: one size instead of all four)
   --seed N             the run is a pure function of its seed (default 1)
   --seconds N          simulated duration (live: wall time)
@@ -32,6 +35,7 @@ export interface CliArgs {
   provider?: ProviderModel;
   outageS?: number;
   capacity?: number;
+  pool?: PoolSettings;
 }
 
 export function parseArgs(argv: string[]): CliArgs {
@@ -78,6 +82,9 @@ export function parseArgs(argv: string[]): CliArgs {
         args.capacity = f;
         break;
       }
+      case '--pool':
+        args.pool = parsePoolSettings(flag, value.text());
+        break;
       case '--help':
       case '-h':
         args.command = 'help';

@@ -22,6 +22,7 @@ import { policyChartSvg } from './report/policyChart.js';
 import { comparisonLines, loadBaseline } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
 import { cellOf, summaryLines, type PolicyRow } from './report/policySummary.js';
+import type { PoolSettings } from './scenarios/poolSettings.js';
 import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
 import { S2 } from './scenarios/S2.js';
@@ -44,6 +45,8 @@ interface RunSpec {
   capacity?: number;
   /** simulated duration, ms (else the scenario's) */
   durationMs?: number;
+  /** recloser's probe and ramp settings (else the defaults) */
+  pool?: PoolSettings;
   /** strategy names; null = every strategy the scenario compares */
   strategies: string[] | null;
 }
@@ -64,6 +67,7 @@ async function runOne(spec: RunSpec, onProgress?: (fraction: number) => void): P
     ...(spec.outageS !== undefined ? { outageS: spec.outageS } : {}),
     ...(spec.capacity !== undefined ? { capacity: spec.capacity } : {}),
     ...(spec.durationMs !== undefined ? { durationMs: spec.durationMs } : {}),
+    ...(spec.pool !== undefined ? { pool: spec.pool } : {}),
     ...(strategies ? { strategies } : {}),
     ...(onProgress ? { onProgress: (_label: string, f: number) => onProgress(f) } : {}),
   });
@@ -133,7 +137,11 @@ async function main(): Promise<void> {
   const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
   const strategies = names && args.oracle ? [...names, ...ORACLE_NAMES] : names;
   const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;
-  const common = { strategies, ...(durationMs !== undefined ? { durationMs } : {}) };
+  const common = {
+    strategies,
+    ...(durationMs !== undefined ? { durationMs } : {}),
+    ...(args.pool !== undefined ? { pool: args.pool } : {}),
+  };
   const specs: RunSpec[] = args.seeds.flatMap((seed) =>
     args.providers.flatMap((provider) =>
       POLICY_SCENARIOS.filter((sc) => args.scenarios.includes(sc)).flatMap((scenario) =>
@@ -161,6 +169,7 @@ async function main(): Promise<void> {
   const oracleHead = args.oracle ? ' best fixed share (oracle) |' : '';
   const oracleRule = args.oracle ? '---:|' : '';
   const lines = [
+    ...(args.pool ? [`recloser's pool: \`${JSON.stringify(args.pool)}\` over the defaults`, ''] : []),
     `| provider | scenario | seed | ${columns.map((n) => `\`${n}\``).join(' | ')} |${oracleHead} recloser re-trips | recloser max attempts / servable | recloser budget overruns |`,
     `|---|---|---:|${columns.map(() => '---:').join('|')}|${oracleRule}---:|---:|---:|`,
     ...rows.map((r) => {

@@ -76,5 +76,14 @@ describe('npm run policy arguments', () => {
     expect(() => parsePolicyArgs(['--baseline'])).toThrow('--baseline needs a value');
     expect(() => parsePolicyArgs(['--chart'])).toThrow('--chart needs a value');
     expect(() => parsePolicyArgs(['--bogus'])).toThrow('unknown option --bogus');
+    expect(() => parsePolicyArgs(['--pool', '{"capacity":{}}'])).toThrow(
+      '--pool: capacity cannot be set (only probe and ramp: the capacity is sized to the provider)',
+    );
+  });
+
+  it('reads recloser’s pool settings', () => {
+    expect(parsePolicyArgs(['--pool', '{"probe":{"intervalMs":500}}']).pool).toEqual({
+      probe: { intervalMs: 500 },
+    });
   });
 });

@@ -1,6 +1,7 @@
 // `npm run policy`'s arguments; bad input names the flag and the reason.
 import { eachFlag } from './flags.js';
 import { PROVIDER_MODELS, type ProviderModel } from './provider/Provider.js';
+import { parsePoolSettings, type PoolSettings } from './scenarios/poolSettings.js';
 
 export const POLICY_USAGE = `usage: npm run policy -- [options]
 
@@ -16,6 +17,8 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
   --oracle             add the best of oracle-90 … -99 (a fixed share read off the provider) per run
   --jobs N             run N simulations side by side in worker threads (default 1)
   --seconds N          simulate N seconds instead of each scenario's 600 (a quicker, rougher look)
+  --pool JSON          recloser's probe and ramp settings over the defaults, validated as a pool
+                       body, e.g. '{"ramp":{"shedsCleanly":true}}' (the capacity is the provider's)
   --markdown FILE      the tables as Markdown
   --json FILE          the figures of every run
   --chart FILE         an SVG of every run: recloser's share of servable beside the best peer's
@@ -36,6 +39,7 @@ export interface PolicyArgs {
   oracle: boolean;
   jobs: number;
   seconds?: number;
+  pool?: PoolSettings;
   markdown?: string;
   json?: string;
   chart?: string;
@@ -103,6 +107,9 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         break;
       case '--seconds':
         args.seconds = value.int(1, 3600);
+        break;
+      case '--pool':
+        args.pool = parsePoolSettings(flag, value.text());
         break;
       case '--markdown':
         args.markdown = value.text();

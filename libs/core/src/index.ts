@@ -21,6 +21,7 @@ export * from './ramp/Allowance.js';
 export * from './ramp/Rotation.js';
 export * from './ramp/StepLoad.js';
 export * from './ramp/RampLevel.js';
+export * from './ramp/Shedding.js';
 export * from './probe/ProbeBudget.js';
 export * from './probe/Designation.js';
 export * from './probe/FallbackProbeSpacing.js';

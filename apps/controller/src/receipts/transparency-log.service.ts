@@ -13,6 +13,7 @@ import {
   envelopeDigest,
   type GateThresholds,
   inclusionProof,
+  judgedGateThresholds,
   type InstanceKeyInfo,
   leafHash,
   type LogLeafStatement,
@@ -89,7 +90,11 @@ export class TransparencyLogService {
       const digest = certificate ? envelopeDigest(sha256, certificate) : null;
       const entry = logEntryOf(row, breaker, {
         certificate: digest,
-        gateThresholds: row.actor === 'ramp' ? (extra.gateThresholds ?? null) : null,
+        // the thresholds the move was judged by: the pool's, tightened for a clean shedder
+        gateThresholds:
+          row.actor === 'ramp' && extra.gateThresholds
+            ? judgedGateThresholds(extra.gateThresholds, row.figures as { shedsCleanly?: boolean })
+            : null,
       });
       const leaf = utf8(canonicalize(entry));
       const p = values.length;

@@ -26,6 +26,7 @@ import {
   type PoolConfig,
 } from '@recloser/core';
 import { InMemoryController } from '../controller/InMemoryController.js';
+import { withPoolSettings } from '../scenarios/poolSettings.js';
 import type { Simulation } from '../engine/Simulation.js';
 import {
   HEARTBEAT_INTERVAL_MS,
@@ -137,7 +138,7 @@ function regionalStrategy(name: string, budgetPerRegion: boolean): Strategy {
           ratePerSec: REGIONAL_PROBE_CONCURRENCY,
         };
         pool.failureDomain = 'region';
-        return pool;
+        return withPoolSettings(pool, ctx.pool);
       };
       // one pool per region needs one dependency name per region (a dependency draws on one pool)
       const groupOf = (region: string): string => (budgetPerRegion ? regionGroup(region) : SIM_GROUP);

@@ -3,6 +3,7 @@
 import { DEFAULT_PROVIDER, type ProviderModel, type ProviderOptions } from '../provider/Provider.js';
 import type { Strategy } from '../strategies/Strategy.js';
 import { DEFAULT_WORKLOAD, type WorkloadOptions } from '../workload/Worker.js';
+import type { PoolSettings } from './poolSettings.js';
 
 export interface OutageSpec {
   startMs: number;
@@ -38,6 +39,8 @@ export interface ScenarioParams {
   regionFaults?: RegionFault[];
   /** S5: the controller dies mid-ramp (strategies that have one and model the loss) */
   controllerLoss?: ControllerLossSpec;
+  /** the operator's probe and ramp settings over the recloser strategies' pool (else the defaults) */
+  pool?: PoolSettings;
 }
 
 export interface Scenario {
@@ -92,5 +95,6 @@ export function runLabel(params: ScenarioParams): string {
   const o = params.outage;
   if (!o) return model;
   const back = Math.round(o.recoveredFraction * 1000) / 10;
-  return `${model}, ${o.durationMs / 1000} s outage, back at ${back} %`;
+  const pool = params.pool ? `, pool ${JSON.stringify(params.pool)}` : '';
+  return `${model}, ${o.durationMs / 1000} s outage, back at ${back} %${pool}`;
 }

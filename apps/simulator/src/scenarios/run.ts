@@ -31,6 +31,7 @@ export function strategyContext(
     providerRatePerSec: provider.servableRatePerSec(params.regions.length),
     providerConcurrency: sustainedInFlight(params.provider, 1, params.regions.length),
     ...(params.controllerLoss ? { controllerLoss: params.controllerLoss } : {}),
+    ...(params.pool ? { pool: params.pool } : {}),
   };
 }
 

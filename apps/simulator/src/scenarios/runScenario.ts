@@ -6,15 +6,17 @@ import { STRATEGIES } from '../strategies/index.js';
 import type { Strategy } from '../strategies/Strategy.js';
 import { runStrategy } from './run.js';
 import type { ProviderModel } from '../provider/Provider.js';
+import type { PoolSettings } from './poolSettings.js';
 import type { Scenario, ScenarioParams } from './Scenario.js';
 
-/** The scenario's parameters with the run's overrides (provider model, outage length, capacity after it). */
+/** The scenario's parameters with the run's overrides (provider model, outage length, capacity after it, pool settings). */
 export function withOverrides(
   params: ScenarioParams,
-  opts: Pick<RunOptions, 'provider' | 'outageS' | 'capacity' | 'durationMs'>,
+  opts: Pick<RunOptions, 'provider' | 'outageS' | 'capacity' | 'durationMs' | 'pool'>,
 ): ScenarioParams {
   const out: ScenarioParams = { ...params, provider: { ...params.provider } };
   if (opts.durationMs !== undefined) out.durationMs = opts.durationMs;
+  if (opts.pool !== undefined) out.pool = opts.pool;
   if (opts.provider !== undefined) out.provider.model = opts.provider;
   if (out.outage && (opts.outageS !== undefined || opts.capacity !== undefined)) {
     out.outage = {
@@ -54,6 +56,8 @@ export interface RunOptions {
   outageS?: number;
   /** the fraction of its capacity the provider comes back with (scenarios with an outage) */
   capacity?: number;
+  /** the operator's probe and ramp settings for the recloser strategies' pool */
+  pool?: PoolSettings;
   onProgress?: (label: string, fraction: number) => void;
 }
 

@@ -9,6 +9,7 @@ import type { RegionalFigures } from '../regions/RegionalFigures.js';
 import type { Provider } from '../provider/Provider.js';
 import type { CallGate } from '../workload/CallGate.js';
 import type { Worker, WorkloadOptions } from '../workload/Worker.js';
+import type { PoolSettings } from '../scenarios/poolSettings.js';
 
 export interface InstanceSpec {
   id: string;
@@ -27,6 +28,8 @@ export interface StrategyContext {
   providerConcurrency: number;
   /** the scenario loses the controller mid-ramp (S5) */
   controllerLoss?: { afterRampMs: number; durationMs: number };
+  /** the operator's probe and ramp settings over the pool a recloser strategy sizes to the provider */
+  pool?: PoolSettings;
 }
 
 export interface Fleet {

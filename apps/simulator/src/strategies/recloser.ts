@@ -18,6 +18,7 @@ import {
 } from '@recloser/core';
 import { LIFECYCLE_TICK_MS } from '@recloser/control';
 import { InMemoryController } from '../controller/InMemoryController.js';
+import { withPoolSettings } from '../scenarios/poolSettings.js';
 import type { Simulation } from '../engine/Simulation.js';
 import type { CallGate, GateKind } from '../workload/CallGate.js';
 import type { Worker } from '../workload/Worker.js';
@@ -29,9 +30,9 @@ export const HEARTBEAT_INTERVAL_MS = 1000;
 export const HEARTBEAT_TTL_MS = 5000;
 export const ISOLATION_AFTER_MS = 30_000;
 
-/** The pool an operator would configure for this provider: the defaults, sized to its capacity. */
+/** The pool an operator would configure for this provider: the defaults (or the run's settings), sized to its capacity. */
 export function poolFor(
-  ctx: Pick<StrategyContext, 'providerRatePerSec' | 'providerConcurrency'>,
+  ctx: Pick<StrategyContext, 'providerRatePerSec' | 'providerConcurrency' | 'pool'>,
   trafficClass: string,
 ): PoolConfig {
   const pool = DEFAULT_POOL('sim-pool', SIM_DEPENDENCY);
@@ -39,7 +40,7 @@ export function poolFor(
     [trafficClass]: { ratePerSec: ctx.providerRatePerSec, concurrency: ctx.providerConcurrency },
   };
   pool.ramp = { ...pool.ramp, classOrder: [trafficClass] };
-  return pool;
+  return withPoolSettings(pool, ctx.pool);
 }
 
 /** The SDK breaker seen as the workload's gate (the regional strategies wrap it for their home region). */

@@ -681,6 +681,31 @@ describe('RAMPING: a provider that sheds cleanly (ramp/Shedding.ts)', () => {
     const collapse = tick(s, s.stepSince! + 1, { ...counted, successes: 10 });
     expect(collapse.next).toMatchObject({ shedsCleanly: false, shedSeenLevel: null });
   });
+
+  it('declared by the pool (ramp.shedsCleanly): judged so from the first recovery, until a collapse refutes it for this breaker', () => {
+    const declaring: PoolConfig = { ...pool, ramp: { ...pool.ramp, shedsCleanly: true } };
+    const judged = (
+      s: GlobalBreakerState,
+      sample: RampSample,
+      now = s.stepSince! + judgingWindowMs(s, DWELL) + 1,
+    ) => onTick(s, { now, rng: rng(), pool: declaring, sample });
+    const s = climbTo(ramping(0), 3);
+    expect(s.shedsCleanly).toBe(false); // nothing learned: only the pool says so
+    const queued = judged(s, { ...counted, latencyP95Ms: 700 });
+    expect(queued.transitions[0]!.figures).toMatchObject({ shedsCleanly: true, gates: { failed: [] } });
+    const knee = judged(s, { ...counted, successes: 97 });
+    expect(knee.next.level).toBeLessThan(s.level!);
+    expect(knee.transitions[0]!.figures.gates!.failed).toEqual(['successRate']);
+    // a collapse refutes it, and is remembered
+    const collapse = judged(s, { ...counted, successes: 10 }, s.stepSince! + 1);
+    expect(collapse.next).toMatchObject({ shedsCleanly: false, shedDeclarationRefuted: true });
+    // from then on the same figures are judged as for any provider
+    const refuted: GlobalBreakerState = { ...s, shedDeclarationRefuted: true };
+    const inflated = judged(refuted, { ...counted, latencyP95Ms: 700 }).transitions[0]!.figures;
+    expect(inflated.gates!.failed).toEqual(['latencyInflation']);
+    expect(inflated.shedsCleanly).toBeUndefined();
+    expect(judged(refuted, { ...counted, successes: 97 }).next.level).toBeGreaterThan(s.level!);
+  });
 });
 
 describe('RAMPING: the learned level sizes the next recovery', () => {

@@ -35,7 +35,12 @@ import {
   topLevel,
 } from '../ramp/RampLevel.js';
 import { stepBudget } from '../ramp/Allowance.js';
-import { learnShedding, sheddingThresholds } from '../ramp/Shedding.js';
+import {
+  learnSheddingDeclared,
+  type ShedKnowledge,
+  sheddingThresholds,
+  shedsCleanlyNow,
+} from '../ramp/Shedding.js';
 import { describeLoad, stepLoad, type ClassLoad } from '../ramp/StepLoad.js';
 import type { GlobalState, TrafficClass } from '../wire.js';
 import { GLOBAL_STATE_VERSION } from './StateVersion.js';
@@ -116,6 +121,12 @@ export interface GlobalBreakerState {
    * clean level to confirm that it sheds cleanly. Absent in states stored before it existed (null).
    */
   shedSeenLevel?: number | null;
+  /**
+   * a collapse refuted the pool's word that the provider sheds cleanly (`ramp.shedsCleanly`): this
+   * breaker learns it as if nothing had been declared (ramp/Shedding.ts). Kept across recoveries.
+   * Absent in states stored before it existed (read as false).
+   */
+  shedDeclarationRefuted?: boolean;
 }
 
 export type TransitionActor = 'quorum' | 'cooldown' | 'probe' | 'ramp' | 'operator';
@@ -249,6 +260,7 @@ export function initialGlobalState(now: number): GlobalBreakerState {
     sustainedLevel: null,
     quorumQuietUntil: null,
     shedsCleanly: false,
+    shedDeclarationRefuted: false,
   };
 }
 
@@ -395,7 +407,12 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   const step = s.step ?? 0;
   const stepSince = s.stepSince ?? now;
   // what a level of this provider is judged on, a drain's end included (ramp/Shedding.ts)
-  const judgedBy = sheddingThresholds(ramp.gates, ramp.latencyInflation, s.shedsCleanly === true);
+  const declared = ramp.shedsCleanly === true;
+  const judgedBy = sheddingThresholds(
+    ramp.gates,
+    ramp.latencyInflation,
+    shedsCleanlyNow(shedKnowledge(s), declared),
+  );
   const draining = s.drainingUntil ?? null;
   if (draining !== null) {
     // just stepped back: what the provider shows now is the aftermath of the level above
@@ -451,14 +468,17 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   );
   const window = judgingWindowMs(s, ramp.dwellMs);
   // what the provider did with this level's errors: learned before any move, so the move carries it
-  const shedding = { shedsCleanly: s.shedsCleanly === true, shedSeenLevel: s.shedSeenLevel ?? null };
-  const shedLearned = learnShedding(shedding, {
+  const shedding = shedKnowledge(s);
+  const shedLearned = learnSheddingDeclared(shedding, declared, {
     level,
     sample,
     outcome: gates.outcome,
     windowOver: now >= stepSince + window,
   });
-  if (shedLearned !== shedding) s = { ...s, ...shedLearned };
+  if (shedLearned !== shedding) {
+    const { declarationRefuted, ...learned } = shedLearned;
+    s = { ...s, ...learned, ...(declarationRefuted ? { shedDeclarationRefuted: true } : {}) };
+  }
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
     next,
     transitions: [
@@ -468,7 +488,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
         level: next.level,
         failedLevel: next.failedLevel,
         sustainedLevel: next.sustainedLevel,
-        ...(next.shedsCleanly === true ? { shedsCleanly: true } : {}),
+        ...(shedsCleanlyNow(shedKnowledge(next), declared) ? { shedsCleanly: true } : {}),
         ...extra,
       }),
     ],
@@ -626,6 +646,15 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     ? `level ${pct(level)} held after the wait: trying ${pct(to)} above the limit found`
     : `level ${pct(level)} held for ${ms(now - stepSince)}: ${pct(to)}`;
   return move(next, reason);
+}
+
+/** What a stored state knows of its provider's shedding (fields absent in older states read as nothing known). */
+function shedKnowledge(s: GlobalBreakerState): ShedKnowledge {
+  return {
+    shedsCleanly: s.shedsCleanly === true,
+    shedSeenLevel: s.shedSeenLevel ?? null,
+    declarationRefuted: s.shedDeclarationRefuted === true,
+  };
 }
 
 /**

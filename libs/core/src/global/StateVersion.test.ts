@@ -47,6 +47,7 @@ describe('upgradeGlobalState', () => {
       sustainedLevel: null,
       shedsCleanly: false,
       shedSeenLevel: null,
+      shedDeclarationRefuted: false,
       v: GLOBAL_STATE_VERSION,
     });
     expect(Object.keys(s).sort()).toEqual(Object.keys(initialGlobalState(0)).sort());

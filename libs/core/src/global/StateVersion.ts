@@ -6,7 +6,8 @@
 //   3: the ramp is a level (fraction of capacity) found by the ramp, not an index into pool steps:
 //      level, heldLevel, failedLevel, baselineLatencyMs, sustainedLevel replace heldAtStep, ceiling
 //      and lastPassedStep. A version-2 RAMPING state resumes at the pool's start level. Later
-//      gained shedsCleanly and shedSeenLevel (optional: read as false and null where absent).
+//      gained shedsCleanly and shedSeenLevel (optional: read as false and null where absent), then
+//      shedDeclarationRefuted (optional: read as false).
 import type { GlobalState } from '../wire.js';
 import type { GlobalBreakerState } from './GlobalBreaker.js';
 
@@ -42,6 +43,7 @@ export function upgradeGlobalState(raw: unknown): GlobalBreakerState {
     quorumQuietUntil: stored.quorumQuietUntil ?? null,
     shedsCleanly: stored.shedsCleanly ?? false,
     shedSeenLevel: stored.shedSeenLevel ?? null,
+    shedDeclarationRefuted: stored.shedDeclarationRefuted ?? false,
     // v2 → v3: the ramp's level and what it found (a v2 ramp resumes at the start level)
     level: stored.level ?? null,
     heldLevel: stored.heldLevel ?? null,

@@ -73,6 +73,14 @@ export interface RampConfig {
    * a large value turns the latency signal off
    */
   latencyInflation: number;
+  /**
+   * the operator's word that the provider sheds cleanly: past its capacity it answers quick errors
+   * (a 429 or 503 from its own admission control, as LLM APIs do) and keeps serving at capacity. The
+   * ramp then judges it so from the first recovery (errors first, latency only far above the lowest:
+   * ramp/Shedding.ts) instead of learning it from an overshoot. A collapse refutes it for the breaker
+   * that saw it, which from then on learns as if nothing had been declared. Default false.
+   */
+  shedsCleanly: boolean;
   /** classes admitted in this order: class k joins the ramp at step k */
   classOrder: TrafficClass[];
   gates: GateThresholds;

@@ -57,6 +57,8 @@ export const DEFAULT_RAMP: RampConfig = {
   probeGrowth: 1.1,
   headroom: 0.02,
   latencyInflation: 3,
+  // learned from what a ramp sees unless the pool says so (ramp/Shedding.ts)
+  shedsCleanly: false,
   classOrder: ['standard'],
   gates: DEFAULT_GATES,
 };

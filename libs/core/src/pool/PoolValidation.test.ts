@@ -218,3 +218,16 @@ describe('pool failure domain', () => {
     ]);
   });
 });
+
+describe('a pool that declares its provider sheds cleanly (ramp.shedsCleanly)', () => {
+  it('is false unless given, accepts true, refuses anything but a boolean naming the field', () => {
+    const absent = validatePoolInput({ dependencies: ['llm'] });
+    expect(absent.ok && absent.value.ramp.shedsCleanly).toBe(false);
+    const declared = validatePoolInput({ dependencies: ['llm'], ramp: { shedsCleanly: true } });
+    expect(declared.ok && declared.value.ramp.shedsCleanly).toBe(true);
+    for (const v of ['true', 1, null]) {
+      const bad = validatePoolInput({ dependencies: ['llm'], ramp: { shedsCleanly: v } });
+      expect(!bad.ok && bad.errors).toEqual(['ramp.shedsCleanly must be true or false']);
+    }
+  });
+});

@@ -44,6 +44,7 @@ const RAMP_KEYS = [
   'probeGrowth',
   'headroom',
   'latencyInflation',
+  'shedsCleanly',
   'classOrder',
   'gates',
 ] as const;
@@ -100,6 +101,10 @@ class Collector {
     if (!this.isNumber(field, v)) return;
     if (!Number.isInteger(v) || v < min) this.add(field, `must be an integer >= ${min}`);
     else if (v > max) this.add(field, `must be an integer <= ${max}`);
+  }
+
+  boolean(field: string, v: unknown): void {
+    if (typeof v !== 'boolean') this.add(field, 'must be true or false');
   }
 
   /** one of `allowed` */
@@ -243,6 +248,7 @@ export function validatePoolInput(body: unknown): PoolValidationResult {
       c.add('ramp.probeGrowth', 'must be at most ramp.growth');
     c.range('ramp.headroom', r.headroom, 0, 0.5);
     c.range('ramp.latencyInflation', r.latencyInflation, 1, 100, true);
+    c.boolean('ramp.shedsCleanly', r.shedsCleanly);
     const order = r.classOrder;
     if (c.stringList('ramp.classOrder', order, trafficClassProblem, MAX_CLASSES) && classes) {
       const known = classes;

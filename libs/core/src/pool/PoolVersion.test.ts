@@ -31,6 +31,14 @@ describe('upgradePoolConfig', () => {
     expect(read.ramp.classOrder).toEqual(b.ramp.classOrder);
   });
 
+  it('reads a version-3 body (before ramp.shedsCleanly existed) as not declaring it', () => {
+    const b = body();
+    const { shedsCleanly: _dropped, ...ramp } = b.ramp;
+    const read = upgradePoolConfig({ ...b, ramp, v: 3 });
+    expect(read.ramp.shedsCleanly).toBe(false);
+    expect(read).toEqual({ ...b, ramp: { ...b.ramp, shedsCleanly: false } });
+  });
+
   it('reads a stamped (current) body as the body, without its version', () => {
     const stored = stampPoolConfig(body());
     expect(stored.v).toBe(POOL_CONFIG_VERSION);
@@ -40,7 +48,7 @@ describe('upgradePoolConfig', () => {
 
   it('refuses a version newer than it knows, and what is not an object', () => {
     expect(() => upgradePoolConfig({ ...body(), v: POOL_CONFIG_VERSION + 1 })).toThrow(
-      /schema version 4, newer than this controller understands \(3\)/,
+      /schema version 5, newer than this controller understands \(4\)/,
     );
     expect(() => upgradePoolConfig({ ...body(), v: 1.5 })).toThrow(/positive integer/);
     expect(() => upgradePoolConfig('pool')).toThrow(/expected a JSON object/);

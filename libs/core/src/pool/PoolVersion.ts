@@ -5,9 +5,10 @@
 //   2: `v` written on every save.
 //   3: probe.intervalMs and ramp.growth, probeGrowth, headroom, latencyInflation (a version-2 body
 //      reads them from the defaults); ramp.dwellMs is the floor of a sample-based dwell.
+//   4: ramp.shedsCleanly (a version-3 body reads it from the defaults: false).
 import { defaultPoolBody, mergePool, type PoolBody, type PoolInput } from './PoolDefaults.js';
 
-export const POOL_CONFIG_VERSION = 3;
+export const POOL_CONFIG_VERSION = 4;
 
 /** A pool body as stored: the body plus its schema version. */
 export type StoredPoolBody = PoolBody & { v: number };

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_POOL } from '../pool/PoolDefaults.js';
 import type { GateOutcome } from './Gates.js';
 import {
+  judgedGateThresholds,
   learnShedding,
+  learnSheddingDeclared,
   NO_SHEDDING,
   SHED_CONFIRM_SHARE,
   SHED_MAX_FAILURE_SHARE,
@@ -13,6 +15,8 @@ import {
   SHEDDING_LATENCY_INFLATION,
   SHEDDING_MIN_SUCCESS_RATE,
   sheddingThresholds,
+  shedsCleanlyNow,
+  type ShedKnowledge,
   type ShedObservation,
   type SheddingState,
 } from './Shedding.js';
@@ -35,6 +39,26 @@ const clean = (level: number, windowOver = true): ShedObservation => ({
 });
 const pending = (level: number): SheddingState => ({ shedsCleanly: false, shedSeenLevel: level });
 const LEARNED: SheddingState = { shedsCleanly: true, shedSeenLevel: null };
+
+/** any judged window: mostly samples around the 2–20 % of failures a quick shed needs */
+const observation = fc.record({
+  level: fc.double({ min: 0.001, max: 1, noNaN: true }),
+  sample: fc
+    .record({
+      answered: fc.integer({ min: 0, max: 300 }),
+      // up to 40 failures: most samples with any lie around the 2–20 % a quick shed needs
+      failures: fc.integer({ min: 0, max: 40 }),
+      rateLimited: fc.integer({ min: 0, max: 50 }),
+      timedOut: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
+    })
+    .map(({ answered, failures, rateLimited, timedOut }) => {
+      const failed = Math.min(answered, failures);
+      const counted = timedOut === undefined ? {} : { timedOut: Math.min(timedOut, failed) };
+      return { attempts: answered + rateLimited, successes: answered - failed, rateLimited, ...counted };
+    }),
+  outcome: fc.constantFrom<GateOutcome>('pass', 'degrade', 'collapse', 'insufficient'),
+  windowOver: fc.boolean(),
+});
 
 describe('shedQuickly', () => {
   it('a few answered calls failed, none by timing out: from SHED_MIN_FAILURES and SHED_MIN_FAILURE_SHARE up to SHED_MAX_FAILURE_SHARE', () => {
@@ -89,25 +113,6 @@ describe('learnShedding', () => {
   it('once learned, nothing but a collapse changes it', () => {
     expect(learnShedding(LEARNED, seen(0.3, 50, 10))).toBe(LEARNED);
     expect(learnShedding(LEARNED, clean(0.01))).toBe(LEARNED);
-  });
-
-  const observation = fc.record({
-    level: fc.double({ min: 0.001, max: 1, noNaN: true }),
-    sample: fc
-      .record({
-        answered: fc.integer({ min: 0, max: 300 }),
-        // up to 40 failures: most samples with any lie around the 2–20 % a quick shed needs
-        failures: fc.integer({ min: 0, max: 40 }),
-        rateLimited: fc.integer({ min: 0, max: 50 }),
-        timedOut: fc.option(fc.integer({ min: 0, max: 20 }), { nil: undefined }),
-      })
-      .map(({ answered, failures, rateLimited, timedOut }) => {
-        const failed = Math.min(answered, failures);
-        const counted = timedOut === undefined ? {} : { timedOut: Math.min(timedOut, failed) };
-        return { attempts: answered + rateLimited, successes: answered - failed, rateLimited, ...counted };
-      }),
-    outcome: fc.constantFrom<GateOutcome>('pass', 'degrade', 'collapse', 'insufficient'),
-    windowOver: fc.boolean(),
   });
 
   it('property: from nothing, only a quick shed followed (later) by a clean level at SHED_CONFIRM_SHARE of it learns; a timeout never starts it', () => {
@@ -167,6 +172,70 @@ describe('sheddingThresholds', () => {
           expect({ ...t.gates, minSuccessRate }).toEqual({ ...gates, minSuccessRate });
         },
       ),
+    );
+  });
+});
+
+describe('learnSheddingDeclared (the pool says the provider sheds cleanly: ramp.shedsCleanly)', () => {
+  const NOTHING: ShedKnowledge = { ...NO_SHEDDING, declarationRefuted: false };
+
+  it('a declaration stands from the first window: judged as a clean shedder before anything was learned', () => {
+    expect(shedsCleanlyNow(NOTHING, true)).toBe(true);
+    expect(shedsCleanlyNow(NOTHING, false)).toBe(false);
+    // a window that neither learns nor forgets leaves what the breaker knows as it was
+    expect(learnSheddingDeclared(NOTHING, true, seen(0.3, 50, 10))).toBe(NOTHING);
+    expect(learnSheddingDeclared(NOTHING, true, clean(0.3))).toBe(NOTHING);
+  });
+
+  it('a collapse refutes it for good: the breaker then learns as if nothing had been declared', () => {
+    const refuted = learnSheddingDeclared(NOTHING, true, seen(0.3, 60, 0, 'collapse'));
+    expect(refuted).toEqual({ ...NO_SHEDDING, declarationRefuted: true });
+    expect(shedsCleanlyNow(refuted, true)).toBe(false);
+    // it can still learn shedding from the provider itself, and a later collapse forgets that as for any breaker
+    const shed = learnSheddingDeclared(refuted, true, seen(0.3, 5));
+    const learned = learnSheddingDeclared(shed, true, clean(0.3));
+    expect(learned).toEqual({ shedsCleanly: true, shedSeenLevel: null, declarationRefuted: true });
+    expect(learnSheddingDeclared(learned, true, seen(0.3, 60, 0, 'collapse'))).toEqual(refuted);
+  });
+
+  it('a collapse without a declaration refutes nothing', () => {
+    const learned: ShedKnowledge = { ...LEARNED, declarationRefuted: false };
+    expect(learnSheddingDeclared(learned, false, seen(0.3, 60, 0, 'collapse'))).toEqual(NOTHING);
+  });
+
+  it('property: undeclared, it learns exactly as learnShedding; declared, only a collapse changes what it knows', () => {
+    const knowledge = fc.record({
+      shedsCleanly: fc.boolean(),
+      shedSeenLevel: fc.option(fc.double({ min: 0.001, max: 1, noNaN: true }), { nil: null }),
+      declarationRefuted: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(knowledge, observation, (k, o) => {
+        const { declarationRefuted, ...state } = k;
+        const plain = learnShedding(state, o);
+        const undeclared = learnSheddingDeclared(k, false, o);
+        expect({ shedsCleanly: undeclared.shedsCleanly, shedSeenLevel: undeclared.shedSeenLevel }).toEqual(
+          plain === state ? state : plain,
+        );
+        expect(undeclared.declarationRefuted).toBe(declarationRefuted);
+        const declared = learnSheddingDeclared(k, true, o);
+        if (!declarationRefuted && o.outcome !== 'collapse') expect(declared).toBe(k);
+        if (o.outcome === 'collapse') {
+          expect(declared.shedsCleanly).toBe(false);
+          expect(declared.declarationRefuted).toBe(true);
+        }
+      }),
+    );
+  });
+});
+
+describe('judgedGateThresholds', () => {
+  const { gates } = DEFAULT_POOL('llm', 'llm').ramp;
+
+  it('the pool’s gates, tightened on errors as sheddingThresholds does when the figures say the provider sheds cleanly', () => {
+    expect(judgedGateThresholds(gates, {})).toBe(gates);
+    expect(judgedGateThresholds(gates, { shedsCleanly: true })).toEqual(
+      sheddingThresholds(gates, 3, true).gates,
     );
   });
 });

@@ -11,7 +11,9 @@
 // - from then on the ramp judges levels by errors first: a level fails below
 //   SHEDDING_MIN_SUCCESS_RATE, and latency counts only past SHEDDING_LATENCY_INFLATION × the lowest;
 // - a collapse forgets it (and any evidence pending): a provider that collapses does not shed cleanly.
-// Learned once, it is kept across recoveries, like the learned capacity.
+// Learned once, it is kept across recoveries, like the learned capacity. A pool may also declare it
+// (`ramp.shedsCleanly`: the operator knows the provider's admission control); the declaration stands
+// until a collapse refutes it for that breaker, which from then on learns as any other.
 import type { GateThresholds } from '../pool/PoolConfig.js';
 import { answeredCalls, type GateOutcome, type RampSample } from './Gates.js';
 
@@ -72,6 +74,58 @@ export function learnShedding(s: SheddingState, o: ShedObservation): SheddingSta
   return s;
 }
 
+/**
+ * The gate thresholds a ramp transition was judged by, from the pool's and its figures: tightened as
+ * for a clean shedder when the figures say so (what a receipt verifier re-derives the failed gates
+ * from). A move that learns or forgets shedding fails the same gates under both: a clean pass
+ * fails none, a collapse fails the success rate under either.
+ */
+export function judgedGateThresholds(
+  gates: GateThresholds,
+  figures: { shedsCleanly?: boolean },
+): GateThresholds {
+  return figures.shedsCleanly === true ? shedderGates(gates) : gates;
+}
+
+/** The pool's gates tightened on errors, as a clean shedder is judged: its first errors mark the knee. */
+function shedderGates(gates: GateThresholds): GateThresholds {
+  return { ...gates, minSuccessRate: Math.max(gates.minSuccessRate, SHEDDING_MIN_SUCCESS_RATE) };
+}
+
+/** What a breaker knows about its provider's shedding, with whether a collapse refuted its pool's declaration. */
+export interface ShedKnowledge extends SheddingState {
+  declarationRefuted: boolean;
+}
+
+/** Whether a ramp judges its provider as shedding cleanly: learned, or `declared` by its pool and not refuted. */
+export function shedsCleanlyNow(
+  k: Pick<ShedKnowledge, 'shedsCleanly' | 'declarationRefuted'>,
+  declared: boolean,
+): boolean {
+  return k.shedsCleanly || (declared && !k.declarationRefuted);
+}
+
+/**
+ * learnShedding for a breaker whose pool may declare that the provider sheds cleanly: while the
+ * declaration stands the provider is judged as shedding cleanly, and a collapse refutes it as it
+ * forgets what was learned. The same object when nothing changes.
+ */
+export function learnSheddingDeclared(
+  k: ShedKnowledge,
+  declared: boolean,
+  o: ShedObservation,
+): ShedKnowledge {
+  const standing = declared && !k.declarationRefuted;
+  const before: SheddingState = { shedsCleanly: k.shedsCleanly || standing, shedSeenLevel: k.shedSeenLevel };
+  const after = learnShedding(before, o);
+  if (after === before) return k;
+  return {
+    shedsCleanly: after.shedsCleanly,
+    shedSeenLevel: after.shedSeenLevel,
+    declarationRefuted: k.declarationRefuted || (standing && !after.shedsCleanly),
+  };
+}
+
 /** The gates and latency inflation a ramp judges by: the pool's, tightened on errors and loosened on latency once the provider sheds cleanly. */
 export function sheddingThresholds(
   gates: GateThresholds,
@@ -80,7 +134,7 @@ export function sheddingThresholds(
 ): { gates: GateThresholds; latencyInflation: number } {
   if (!shedsCleanly) return { gates, latencyInflation };
   return {
-    gates: { ...gates, minSuccessRate: Math.max(gates.minSuccessRate, SHEDDING_MIN_SUCCESS_RATE) },
+    gates: shedderGates(gates),
     latencyInflation: Math.max(latencyInflation, SHEDDING_LATENCY_INFLATION),
   };
 }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { quorumThreshold } from '../quorum/Quorum.js';
+import { judgedGateThresholds } from '../ramp/Shedding.js';
 import { fromBasisPoints } from './Canonical.js';
 import { certifiedVerdictProblem, quorumCertificateProblem, rampStepProblem } from './Decisions.js';
 import type { LogEntryStatement, QuorumCertificate, VerdictStatement } from './Statements.js';
@@ -165,5 +166,15 @@ describe('rampStepProblem', () => {
       /collapse with success rate 0.6/,
     );
     expect(rampStepProblem(entry('pass', 1, [], 1, 'closed'), 1)).toBeNull();
+  });
+
+  it('a provider judged as shedding cleanly fails the success rate at 97 %: verified against the thresholds it was judged by', () => {
+    const shed = entry('degrade', 0.97, ['successRate'], 0.05);
+    shed.figures = { ...shed.figures, shedsCleanly: true };
+    // the log records judgedGateThresholds (transparency-log.service.ts), not the pool's own gates
+    expect(
+      rampStepProblem({ ...shed, gateThresholds: judgedGateThresholds(gates, shed.figures) }, 0.1),
+    ).toBeNull();
+    expect(rampStepProblem(shed, 0.1)).toMatch(/gates failed are \[successRate\] but the figures fail \[\]/);
   });
 });
