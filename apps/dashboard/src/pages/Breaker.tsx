@@ -23,7 +23,7 @@ interface PoolView {
   fallback: unknown;
   probe: { concurrency: number; ratePerSec: number; leaseTtlMs: number; cooldownMs: number };
   capacity: Record<string, { ratePerSec: number; concurrency: number }>;
-  ramp: { steps: number[]; dwellMs: number };
+  ramp: { steps: number[]; dwellMs: number; shedsCleanly: boolean };
 }
 
 export function Breaker({ id, onError }: { id: string; onError: (e: unknown) => void }) {
@@ -408,6 +408,8 @@ function PoolEditor({
     dwellMs: '',
     capacity: '',
   });
+  /** the operator's word that the provider answers overload with quick errors (ramp.shedsCleanly) */
+  const [sheds, setSheds] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const load = () =>
@@ -422,6 +424,7 @@ function PoolEditor({
           dwellMs: String(p.ramp.dwellMs),
           capacity: JSON.stringify(p.capacity),
         });
+        setSheds(p.ramp.shedsCleanly === true);
       },
       (e: Error) => setError(e.message),
     );
@@ -452,6 +455,7 @@ function PoolEditor({
           ...pool.ramp,
           steps: form.steps.split(',').map((s) => Number(s.trim())),
           dwellMs: Number(form.dwellMs),
+          shedsCleanly: sheds,
         },
         fallback: pool.fallback,
       },
@@ -482,6 +486,15 @@ function PoolEditor({
         {field('steps', 'ramp steps (fractions)')}
         {field('dwellMs', 'dwell per step (ms)')}
         {field('capacity', 'capacity per class (JSON)')}
+        <label>
+          provider sheds cleanly (quick errors past its capacity)
+          <input
+            type="checkbox"
+            name="shedsCleanly"
+            checked={sheds}
+            onChange={(e) => setSheds((e.target as HTMLInputElement).checked)}
+          />
+        </label>
       </div>
       <button onClick={() => setConfirming(true)}>Save pool…</button>
       {confirming && (
