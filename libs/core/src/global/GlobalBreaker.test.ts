@@ -665,6 +665,18 @@ describe('RAMPING: a provider that sheds cleanly (ramp/Shedding.ts)', () => {
     expect(pass(plain, { ...counted, successes: 97 }).next.level).toBeGreaterThan(plain.level!);
   });
 
+  it('a drain judged as for a clean shedder says so in its figures (the log records the thresholds it was judged by)', () => {
+    const s = learned();
+    const knee = pass(s, { ...counted, successes: 97 }).next;
+    expect(knee.drainingUntil).not.toBeNull();
+    const end = tick(knee, knee.drainingUntil!, counted);
+    expect(end.transitions[0]!.reason).toContain('drained');
+    expect(end.transitions[0]!.figures).toMatchObject({ shedsCleanly: true, gates: { outcome: 'pass' } });
+    // a drain not judged so carries no such figure
+    const plain = pass(climbTo(ramping(0), 3), degraded).next;
+    expect(tick(plain, plain.drainingUntil!, counted).transitions[0]!.figures.shedsCleanly).toBeUndefined();
+  });
+
   it('quick errors with one timeout among them teach nothing', () => {
     const s = climbTo(ramping(0), 2);
     const seen = pass(s, { ...shedding, timedOut: 1 }).next;

@@ -408,11 +408,8 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   const stepSince = s.stepSince ?? now;
   // what a level of this provider is judged on, a drain's end included (ramp/Shedding.ts)
   const declared = ramp.shedsCleanly === true;
-  const judgedBy = sheddingThresholds(
-    ramp.gates,
-    ramp.latencyInflation,
-    shedsCleanlyNow(shedKnowledge(s), declared),
-  );
+  const asShedder = shedsCleanlyNow(shedKnowledge(s), declared);
+  const judgedBy = sheddingThresholds(ramp.gates, ramp.latencyInflation, asShedder);
   const draining = s.drainingUntil ?? null;
   if (draining !== null) {
     // just stepped back: what the provider shows now is the aftermath of the level above
@@ -426,6 +423,8 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     /** either move below carries the evidence it was judged on: what the provider did during the drain */
     const drainFigures = (to: number): TransitionFigures => ({
       ...(judged ? { gates: judged.gates } : {}),
+      // judged as for a clean shedder: the log then records the thresholds it was judged by
+      ...(asShedder ? { shedsCleanly: true } : {}),
       level: to,
       failedLevel: s.failedLevel,
       sustainedLevel: s.sustainedLevel,
