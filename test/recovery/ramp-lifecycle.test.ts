@@ -17,10 +17,12 @@ const group = 'ramp-group';
 const dependency = 'ramp-llm';
 const instances = ['a', 'b', 'c', 'd'];
 const STEP0_RATE = 0.5 * 40;
+/** a breaker whose pool declares that its provider sheds cleanly (ramp.shedsCleanly) */
+const SHEDDING = { group: 'shed-group', dependency: 'shed-llm' };
 
 beforeAll(async () => {
   t = await bootTestApp();
-  key = (await createFleetKey(t, [group])).key;
+  key = (await createFleetKey(t, [group, SHEDDING.group])).key;
   const put = await t.admin('PUT', '/v1/admin/pools/ramp-pool', rampPool(dependency));
   expect(put.status).toBe(200);
 });
@@ -29,8 +31,22 @@ afterAll(async () => {
   await t?.close();
 });
 
-const beat = (instanceId: string, state: 'open' | 'closed', demand?: Record<string, number>) =>
-  heartbeat(t, key, { instanceId, group, breakers: [verdict(dependency, state, demand ? { demand } : {})] });
+const beat = (
+  instanceId: string,
+  state: 'open' | 'closed',
+  demand?: Record<string, number>,
+  on: { group: string; dependency: string; evidence?: unknown } = { group, dependency },
+) =>
+  heartbeat(t, key, {
+    instanceId,
+    group: on.group,
+    breakers: [
+      verdict(on.dependency, state, {
+        ...(demand ? { demand } : {}),
+        ...(on.evidence ? { evidence: on.evidence } : {}),
+      }),
+    ],
+  });
 
 async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise<T> {
   for (let i = 0; i < 150; i++) {
@@ -114,5 +130,62 @@ describe('global recovery of one breaker', () => {
     expect(rampEntries.length).toBeGreaterThan(0);
     for (const e of rampEntries)
       expect(e.entry.gateThresholds).toMatchObject({ minSuccessRate: expect.any(Number) });
+  });
+});
+
+describe('a pool that declares its provider sheds cleanly (ramp.shedsCleanly)', () => {
+  it('judges a ramp level by errors first from the first recovery, and the log verifies against the thresholds it was judged by', async () => {
+    const put = await t.admin('PUT', '/v1/admin/pools/shed-pool', {
+      ...rampPool(SHEDDING.dependency),
+      ramp: { ...rampPool(SHEDDING.dependency).ramp, shedsCleanly: true },
+    });
+    expect(put.status).toBe(200);
+    const on = SHEDDING;
+    await until('probing', async () => {
+      const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 }, on)));
+      return plans.some((p) => p.body.breakers[0].global.state === 'probing') ? true : undefined;
+    });
+    for (let passed = 0; passed < 2; passed++) {
+      const probe = await until('a designated prober', async () => {
+        const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 }, on)));
+        return plans.map((p) => p.body.breakers[0]).find((b: any) => b.probe)?.probe;
+      });
+      await t.request('POST', `/v1/probes/${probe.token}/result`, {
+        token: key,
+        body: { outcome: 'success', latencyMs: 50 },
+      });
+    }
+    // 97 of every 100 admitted calls succeed, 3 shed at once: under the pool's 95 % gate a pass,
+    // judged as a clean shedder (98 %) a degrade
+    const evidence = {
+      attempts: 100,
+      successes: 97,
+      byClass: { overload: 3, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 },
+      latencyP95Ms: 80,
+      ttftP95Ms: null,
+      queueAgeMs: 0,
+    };
+    const breakerId = await until('a degraded ramp level', async () => {
+      const plans = await Promise.all(
+        instances.map((id) => beat(id, 'closed', { standard: 10 }, { ...on, evidence })),
+      );
+      const b = plans[0]!.body.breakers[0];
+      const log = await t.admin('GET', `/v1/admin/transitions?breakerId=${b.breakerId}`);
+      const degraded = log.body.transitions.some(
+        (x: any) => x.actor === 'ramp' && x.figures.gates?.outcome === 'degrade',
+      );
+      return degraded ? (b.breakerId as string) : undefined;
+    });
+    const log = (await t.admin('GET', `/v1/admin/transitions?breakerId=${breakerId}`)).body;
+    const degrade = log.transitions.find(
+      (x: any) => x.actor === 'ramp' && x.figures.gates?.outcome === 'degrade',
+    );
+    expect(degrade.figures).toMatchObject({ shedsCleanly: true, gates: { failed: ['successRate'] } });
+    expect(degrade.figures.gates.successRate).toBeCloseTo(0.97, 5);
+    // the log records the 98 % the move was judged by, and the bundle verifies against it
+    const bundle = (await t.admin('GET', `/v1/admin/breakers/${breakerId}/bundle`)).body;
+    expect(verifyBundle(bundle, nodeReceiptCrypto)).toMatchObject({ ok: true });
+    const entry = bundle.entries.find((e: any) => e.entry.seq === degrade.seq).entry;
+    expect(entry.gateThresholds.minSuccessRate).toBe(0.98);
   });
 });
