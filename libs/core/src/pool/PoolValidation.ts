@@ -103,6 +103,7 @@ class Collector {
     else if (v > max) this.add(field, `must be an integer <= ${max}`);
   }
 
+  /** true or false */
   boolean(field: string, v: unknown): void {
     if (typeof v !== 'boolean') this.add(field, 'must be true or false');
   }
