@@ -57,23 +57,32 @@ async function until<T>(what: string, fn: () => Promise<T | undefined>): Promise
   throw new Error(`timed out waiting for ${what}`);
 }
 
+type On = { group: string; dependency: string };
+
+/** Quorum opens the breaker (after the learning period); the ramp tick ends the cooldown. */
+async function untilProbing(on: On = { group, dependency }): Promise<void> {
+  await until('probing', async () => {
+    const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 }, on)));
+    return plans.some((p) => p.body.breakers[0].global.state === 'probing') ? true : undefined;
+  });
+}
+
+/** While probing: exactly one instance (concurrency 1) is designated and gets its token in the plan. */
+function designatedProbe(on: On = { group, dependency }): Promise<any> {
+  return until('a designated prober', async () => {
+    const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 }, on)));
+    const withProbe = plans.map((p) => p.body.breakers[0]).filter((b: any) => b.probe);
+    expect(withProbe.length).toBeLessThanOrEqual(1);
+    expect(plans.every((p) => p.body.breakers[0].allowance === null)).toBe(true);
+    return withProbe[0]?.probe;
+  });
+}
+
 describe('global recovery of one breaker', () => {
   it('goes OPEN → PROBING → RAMPING → CLOSED with designated probers, fitting allowances and gate figures', async () => {
-    // quorum opens it (after the learning period); the ramp tick ends the cooldown
-    await until('probing', async () => {
-      const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 })));
-      return plans.some((p) => p.body.breakers[0].global.state === 'probing') ? true : undefined;
-    });
-
-    // probing: exactly one instance (concurrency 1) is designated and gets its token in the plan
+    await untilProbing();
     for (let passed = 0; passed < 2; passed++) {
-      const probe = await until('a designated prober', async () => {
-        const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 })));
-        const withProbe = plans.map((p) => p.body.breakers[0]).filter((b: any) => b.probe);
-        expect(withProbe.length).toBeLessThanOrEqual(1);
-        expect(plans.every((p) => p.body.breakers[0].allowance === null)).toBe(true);
-        return withProbe[0]?.probe;
-      });
+      const probe = await designatedProbe();
       const result = await t.request('POST', `/v1/probes/${probe.token}/result`, {
         token: key,
         body: { outcome: 'success', latencyMs: 50 },
@@ -141,15 +150,9 @@ describe('a pool that declares its provider sheds cleanly (ramp.shedsCleanly)', 
     });
     expect(put.status).toBe(200);
     const on = SHEDDING;
-    await until('probing', async () => {
-      const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 }, on)));
-      return plans.some((p) => p.body.breakers[0].global.state === 'probing') ? true : undefined;
-    });
+    await untilProbing(on);
     for (let passed = 0; passed < 2; passed++) {
-      const probe = await until('a designated prober', async () => {
-        const plans = await Promise.all(instances.map((id) => beat(id, 'open', { standard: 10 }, on)));
-        return plans.map((p) => p.body.breakers[0]).find((b: any) => b.probe)?.probe;
-      });
+      const probe = await designatedProbe(on);
       await t.request('POST', `/v1/probes/${probe.token}/result`, {
         token: key,
         body: { outcome: 'success', latencyMs: 50 },
@@ -157,13 +160,12 @@ describe('a pool that declares its provider sheds cleanly (ramp.shedsCleanly)', 
     }
     // 97 of every 100 admitted calls succeed, 3 shed at once: under the pool's 95 % gate a pass,
     // judged as a clean shedder (98 %) a degrade
+    const healthy = verdict(on.dependency, 'closed').evidence;
     const evidence = {
+      ...healthy,
       attempts: 100,
       successes: 97,
-      byClass: { overload: 3, network: 0, rate_limited: 0, auth: 0, client_error: 0, slow: 0 },
-      latencyP95Ms: 80,
-      ttftP95Ms: null,
-      queueAgeMs: 0,
+      byClass: { ...healthy.byClass, overload: 3 },
     };
     const breakerId = await until('a degraded ramp level', async () => {
       const plans = await Promise.all(

@@ -407,7 +407,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   const step = s.step ?? 0;
   const stepSince = s.stepSince ?? now;
   // what a level of this provider is judged on, a drain's end included (ramp/Shedding.ts)
-  const declared = ramp.shedsCleanly === true;
+  const declared = ramp.shedsCleanly;
   const asShedder = shedsCleanlyNow(shedKnowledge(s), declared);
   const judgedBy = sheddingThresholds(ramp.gates, ramp.latencyInflation, asShedder);
   const draining = s.drainingUntil ?? null;
@@ -474,10 +474,13 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
     outcome: gates.outcome,
     windowOver: now >= stepSince + window,
   });
-  if (shedLearned !== shedding) {
-    const { declarationRefuted, ...learned } = shedLearned;
-    s = { ...s, ...learned, ...(declarationRefuted ? { shedDeclarationRefuted: true } : {}) };
-  }
+  if (shedLearned !== shedding)
+    s = {
+      ...s,
+      shedsCleanly: shedLearned.shedsCleanly,
+      shedSeenLevel: shedLearned.shedSeenLevel,
+      shedDeclarationRefuted: shedLearned.declarationRefuted,
+    };
   const move = (next: GlobalBreakerState, reason: string, extra: TransitionFigures = {}): Decision => ({
     next,
     transitions: [
