@@ -97,6 +97,10 @@ describe('the dashboard in a browser', () => {
     expect(await page.locator('[data-testid="timeline"] canvas').count()).toBe(3);
     await page.waitForSelector('[data-testid="instances"] tbody tr');
     expect(await page.locator('[data-testid="instances"] tbody tr').count()).toBe(4);
+    // what it learned of its provider: nothing yet, it has never recovered by a ramp
+    expect(await page.textContent('[data-testid="learned"]')).toBe(
+      'learned capacity: none yet (the next recovery grows fast up to the whole pool)',
+    );
 
     // the provider is back and the fleet says so; the operator closes the breaker at once
     fleet.state = 'closed';

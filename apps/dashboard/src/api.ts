@@ -115,7 +115,17 @@ export interface Transition {
 
 export interface BreakerDetail {
   breaker: BreakerSummary;
-  globalState: { rampPaused?: boolean; operatorHold?: boolean; cooldownUntil?: number | null };
+  globalState: {
+    rampPaused?: boolean;
+    operatorHold?: boolean;
+    cooldownUntil?: number | null;
+    /** learned capacity: the share of the pool's capacity it last sustained; null = not yet */
+    sustainedLevel?: number | null;
+    /** learned from a ramp that the provider sheds cleanly (ramp/Shedding.ts) */
+    shedsCleanly?: boolean;
+    /** a collapse refuted the pool's `ramp.shedsCleanly` for this breaker */
+    shedDeclarationRefuted?: boolean;
+  };
   quorumPolicy: { fraction: number; minOpen: number };
   isolated: { instanceId: string; openForMs: number }[];
   transitions: Transition[];

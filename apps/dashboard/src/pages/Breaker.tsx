@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { api, ApiError, type BreakerDetail, type InstanceRow, q, type TimelinePoint } from '../api.js';
 import { Chart } from '../chart.js';
+import { learnedFacts } from '../learned.js';
 import { useLive, useThrottled } from '../live.js';
 import { ago, ConfirmDialog, ErrorLine, StateBadge } from '../ui.js';
 
@@ -87,6 +88,9 @@ export function Breaker({ id, onError }: { id: string; onError: (e: unknown) => 
         {detail.globalState.rampPaused ? ' (paused)' : ''}
         {detail.globalState.operatorHold ? ' · held open by an operator' : ''} · pool {b.pool} · log chain{' '}
         {detail.chain.ok ? 'verified' : 'BROKEN'}
+      </p>
+      <p class="facts" data-testid="learned">
+        {learnedFacts(detail.globalState)}
       </p>
 
       <div class="row actions">
