@@ -711,6 +711,19 @@ describe('RAMPING: a provider that sheds cleanly (ramp/Shedding.ts)', () => {
     // a collapse refutes it, and is remembered
     const collapse = judged(s, { ...counted, successes: 10 }, s.stepSince! + 1);
     expect(collapse.next).toMatchObject({ shedsCleanly: false, shedDeclarationRefuted: true });
+    // the log says so, once: the move that refuted it names it, a later collapse does not
+    expect(collapse.transitions[0]!.figures.shedDeclarationRefuted).toBe(true);
+    expect(collapse.transitions[0]!.reason).toMatch(
+      /; the pool's ramp\.shedsCleanly is refuted for this breaker$/,
+    );
+    const again = judged(
+      { ...s, shedDeclarationRefuted: true },
+      { ...counted, successes: 10 },
+      s.stepSince! + 1,
+    );
+    expect(again.transitions[0]!.reason).toMatch(/^collapse at level/);
+    expect(again.transitions[0]!.figures.shedDeclarationRefuted).toBeUndefined();
+    expect(again.transitions[0]!.reason).not.toContain('refuted');
     // from then on the same figures are judged as for any provider
     const refuted: GlobalBreakerState = { ...s, shedDeclarationRefuted: true };
     const inflated = judged(refuted, { ...counted, latencyP95Ms: 700 }).transitions[0]!.figures;

@@ -156,6 +156,8 @@ export interface TransitionFigures {
   nextStepUpAfter?: number | null;
   /** a ramp move judged as for a provider that sheds cleanly (ramp/Shedding.ts); absent otherwise */
   shedsCleanly?: boolean;
+  /** the collapse that refuted the pool's `ramp.shedsCleanly` for this breaker; absent otherwise */
+  shedDeclarationRefuted?: true;
   /**
    * a ramp move: the recovery's lowest p95 (ms) and the judged p95 over it (over LATENCY_FLOOR_MS
    * when the lowest is under that), what latencyInflation and the growth read
@@ -524,17 +526,22 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
   // either way the learned level falls multiplicatively
   if (gates.outcome === 'collapse') {
     const sustainedLevel = learnedAfterCollapse(ramp, s.sustainedLevel, level, s.failedLevel);
+    // the operator's word that the provider sheds cleanly falls with this collapse: the log says so
+    const refutes = shedLearned.declarationRefuted && !shedding.declarationRefuted;
+    const refuted = refutes ? "; the pool's ramp.shedsCleanly is refuted for this breaker" : '';
+    const refutedFigure = refutes ? { shedDeclarationRefuted: true as const } : {};
     if (landing !== null) {
       const next = levelTo(landing, { ...limitFound(level), sustainedLevel, heldLevel: landing });
       const to =
         landing < held! ? `${pct(landing)}, what it delivered` : `${pct(landing)}, the last that held`;
-      return move(next, `collapse at level ${pct(level)}: back to ${to}`);
+      return move(next, `collapse at level ${pct(level)}: back to ${to}${refuted}`, refutedFigure);
     }
     const { next, cooldownMs } = open(s, now, pool, rng, s.failedRecoveries + 1, false);
     const reopened = { ...next, sustainedLevel };
-    return move(reopened, `collapse at level ${pct(level)}`, {
+    return move(reopened, `collapse at level ${pct(level)}${refuted}`, {
       cooldownMs,
       failedRecoveries: reopened.failedRecoveries,
+      ...refutedFigure,
     });
   }
   if (s.rampPaused || now < stepSince + window || gates.outcome === 'insufficient') return unchanged(s);
