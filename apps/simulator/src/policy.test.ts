@@ -72,31 +72,6 @@ describe('npm run policy (built script)', () => {
     expect(par.stderr).toMatch(/\[6\/6\] simple S[12] \d+ [s%] seed 3: recloser \d+\.\d %/);
   });
 
-  it('judges a recloser-only run against the peers of an earlier run (--peers): the same rows, tables and bar as with the peer run here', async () => {
-    const both = join(dir, 'both.json');
-    const alone = join(dir, 'alone.json');
-    // S2 only (200 instances) keeps it short; the peers first, as a run of every strategy lists them
-    const S2_SHORT = ['--seeds', '3', '--scenarios', 'S2', '--providers', 'simple', '--seconds', '100'];
-    const full = await run(process.execPath, [
-      SCRIPT,
-      ...S2_SHORT,
-      '--strategies',
-      'jittered,recloser',
-      '--json',
-      both,
-    ]);
-    const ARGS_ALONE = [...S2_SHORT, '--strategies', 'recloser'];
-    const judged = await run(process.execPath, [SCRIPT, ...ARGS_ALONE, '--json', alone, '--peers', both]);
-    expect(JSON.parse(readFileSync(alone, 'utf8'))).toEqual(JSON.parse(readFileSync(both, 'utf8')));
-    expect(judged.stdout).toBe(
-      `the peers' figures from ${both} where they did not run here\n\n${full.stdout}`,
-    );
-    // without them, the peer criterion is not judged
-    const notJudged = 'the peers did not run: their criterion was not judged';
-    expect(full.stdout).not.toContain(notJudged);
-    expect((await run(process.execPath, [SCRIPT, ...ARGS_ALONE])).stdout).toContain(notJudged);
-  });
-
   it('names the flag and the reason for bad input, and exits non-zero', async () => {
     await expect(run(process.execPath, [SCRIPT, '--seeds', '9-1'])).rejects.toMatchObject({
       code: 1,
@@ -108,11 +83,6 @@ describe('npm run policy (built script)', () => {
     ).rejects.toMatchObject({
       code: 1,
       stderr: expect.stringContaining('absent.json: ENOENT') as unknown,
-    });
-    // and so does a peers file
-    await expect(run(process.execPath, [SCRIPT, '--peers', join(dir, 'absent.json')])).rejects.toMatchObject({
-      code: 1,
-      stderr: expect.stringContaining(`--peers: ${join(dir, 'absent.json')}: ENOENT`) as unknown,
     });
     await expect(run(process.execPath, [SCRIPT, '--strategies', 'recloser,bogus'])).rejects.toMatchObject({
       code: 1,

@@ -1,6 +1,5 @@
 // npm run policy -- [--seeds 1,3,7|1-13] [--strategies …] [--scenarios S2] [--providers collapse]
 //                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE] [--chart FILE] [--baseline FILE]
-//                   [--peers FILE]
 //                   (--help: policyArgs.ts)
 // Issue 13's matrix: S1 with 45, 60 and 75 s outages and S2 with the provider back at 10, 20 and 35 %,
 // on both provider models; prints (and writes) every strategy's accepted share of servable per run,
@@ -10,8 +9,7 @@
 // run is a pure function of its seed, so the tables are the same at any --jobs.
 // --oracle adds a yardstick column: the best share any fixed share of the provider's capacity,
 // read off the simulated provider, reaches in that run (strategies/oracle.ts); it about doubles the time.
-// --baseline compares with an earlier run's --json, cell by cell (report/policyComparison.ts);
-// --peers takes the peers' figures from one where they did not run here (report/policyPeers.ts).
+// --baseline compares with an earlier run's --json, cell by cell (report/policyComparison.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -21,8 +19,7 @@ import { parsePolicyArgs, POLICY_SCENARIOS, POLICY_USAGE, type PolicyScenario } 
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { percent } from './report/format.js';
 import { policyChartSvg } from './report/policyChart.js';
-import { comparisonLines, loadRuns } from './report/policyComparison.js';
-import { withPeersFrom } from './report/policyPeers.js';
+import { comparisonLines, loadBaseline } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
 import { cellOf, summaryLines, type PolicyRow } from './report/policySummary.js';
 import type { PoolSettings } from './scenarios/poolSettings.js';
@@ -136,8 +133,7 @@ async function main(): Promise<void> {
     return;
   }
   strategiesNamed(args.strategies ?? [], KNOWN); // an unknown name fails here, before any run
-  const baseline = args.baseline !== undefined ? loadRuns(args.baseline) : null;
-  const peers = args.peers !== undefined ? loadRuns(args.peers, '--peers') : null;
+  const baseline = args.baseline !== undefined ? loadBaseline(args.baseline) : null;
   const names = args.strategies ?? (args.oracle ? STRATEGIES.map((s) => s.name) : null);
   const strategies = names && args.oracle ? [...names, ...ORACLE_NAMES] : names;
   const durationMs = args.seconds !== undefined ? args.seconds * 1000 : undefined;
@@ -153,18 +149,16 @@ async function main(): Promise<void> {
       ),
     ),
   );
-  let ran: Row[];
-  if (args.jobs > 1) ran = await runInWorkers(specs, args.jobs);
+  let rows: Row[];
+  if (args.jobs > 1) rows = await runInWorkers(specs, args.jobs);
   else {
-    ran = [];
+    rows = [];
     for (const [i, spec] of specs.entries()) {
       const bar = progressBar(`[${i + 1}/${specs.length}] ${describeRun(spec)}`.padEnd(44));
-      ran.push(await runOne(spec, (f) => bar.update(f)));
+      rows.push(await runOne(spec, (f) => bar.update(f)));
       bar.done();
     }
   }
-  // the file's peers carry only what the bar reads and the tables show: the same fields as a row's
-  const rows = peers ? (withPeersFrom(ran, peers, args.peers!) as Row[]) : ran;
 
   const columns = Object.keys(rows[0]!.figures).filter((n) => !ORACLE_NAMES.includes(n));
   /** the oracle share that served the most in this run, e.g. "94.9 % (oracle-96)" */
@@ -176,7 +170,6 @@ async function main(): Promise<void> {
   const oracleRule = args.oracle ? '---:|' : '';
   const lines = [
     ...(args.pool ? [`recloser's pool: \`${JSON.stringify(args.pool)}\` over the defaults`, ''] : []),
-    ...(args.peers ? [`the peers' figures from ${args.peers} where they did not run here`, ''] : []),
     `| provider | scenario | seed | ${columns.map((n) => `\`${n}\``).join(' | ')} |${oracleHead} recloser re-trips | recloser max attempts / servable | recloser budget overruns |`,
     `|---|---|---:|${columns.map(() => '---:').join('|')}|${oracleRule}---:|---:|---:|`,
     ...rows.map((r) => {

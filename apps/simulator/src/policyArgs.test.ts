@@ -43,8 +43,6 @@ describe('npm run policy arguments', () => {
         'p.svg',
         '--baseline',
         'before.json',
-        '--peers',
-        'peers.json',
       ]),
     ).toEqual({
       help: false,
@@ -59,7 +57,6 @@ describe('npm run policy arguments', () => {
       json: 'p.json',
       chart: 'p.svg',
       baseline: 'before.json',
-      peers: 'peers.json',
     });
     expect(parsePolicyArgs(['--help']).help).toBe(true);
   });
@@ -77,7 +74,6 @@ describe('npm run policy arguments', () => {
     expect(() => parsePolicyArgs(['--seconds', '1.5'])).toThrow('--seconds must be an integer in [1, 3600]');
     expect(() => parsePolicyArgs(['--json'])).toThrow('--json needs a value');
     expect(() => parsePolicyArgs(['--baseline'])).toThrow('--baseline needs a value');
-    expect(() => parsePolicyArgs(['--peers'])).toThrow('--peers needs a value');
     expect(() => parsePolicyArgs(['--chart'])).toThrow('--chart needs a value');
     expect(() => parsePolicyArgs(['--bogus'])).toThrow('unknown option --bogus');
     expect(() => parsePolicyArgs(['--pool', '{"capacity":{}}'])).toThrow(

@@ -25,9 +25,6 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
                        (and the oracle's), by cell, against the bar's 95 %
   --baseline FILE      compare with an earlier run's --json: per cell recloser's mean, re-trips and
                        runs meeting the bar before and now, and each run that moved
-  --peers FILE         the peers' figures of an earlier run's --json, of the same seeds and length,
-                       for the runs whose peers did not run here: recloser alone, judged on the
-                       whole bar (a peer's run does not depend on recloser's settings)
   --help               this text`;
 
 export const POLICY_SCENARIOS = ['S1', 'S2'] as const;
@@ -47,7 +44,6 @@ export interface PolicyArgs {
   json?: string;
   chart?: string;
   baseline?: string;
-  peers?: string;
 }
 
 const MAX_SEED = 2 ** 31 - 1;
@@ -126,9 +122,6 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         break;
       case '--baseline':
         args.baseline = value.text();
-        break;
-      case '--peers':
-        args.peers = value.text();
         break;
       case '--help':
       case '-h':

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparisonLines, readRuns } from './policyComparison.js';
+import { comparisonLines, readBaseline } from './policyComparison.js';
 import type { PolicyRow } from './policySummary.js';
 
 const rec = (share: number, retrips = 0) => ({
@@ -63,28 +63,28 @@ describe("npm run policy's comparison with a baseline (--baseline)", () => {
   });
 
   it('reads what --json wrote, and names the file, the row and the field of anything else', () => {
-    expect(readRuns(JSON.stringify(before), 'b.json')).toEqual(before);
-    expect(() => readRuns('{', 'b.json')).toThrow(/^--baseline: b\.json: not JSON/);
-    expect(() => readRuns('{"rows": []}', 'b.json')).toThrow('--baseline: b.json: not the rows');
+    expect(readBaseline(JSON.stringify(before), 'b.json')).toEqual(before);
+    expect(() => readBaseline('{', 'b.json')).toThrow(/^--baseline: b\.json: not JSON/);
+    expect(() => readBaseline('{"rows": []}', 'b.json')).toThrow('--baseline: b.json: not the rows');
     const broken = (patch: Record<string, unknown>): string =>
       JSON.stringify([before[0], { ...before[1], ...patch }]);
-    expect(() => readRuns(broken({ provider: 'flaky' }), 'b.json')).toThrow(
+    expect(() => readBaseline(broken({ provider: 'flaky' }), 'b.json')).toThrow(
       '--baseline: b.json: row 2: provider is not one of simple, collapse',
     );
-    expect(() => readRuns(broken({ seed: 1.5 }), 'b.json')).toThrow('row 2: seed is not an integer');
-    expect(() => readRuns(broken({ figures: { naive: rec(0.3) } }), 'b.json')).toThrow(
+    expect(() => readBaseline(broken({ seed: 1.5 }), 'b.json')).toThrow('row 2: seed is not an integer');
+    expect(() => readBaseline(broken({ figures: { naive: rec(0.3) } }), 'b.json')).toThrow(
       'row 2: figures.recloser is missing',
     );
     expect(() =>
-      readRuns(broken({ figures: { recloser: { ...rec(0.9), retripsAfterRecovery: '2' } } }), 'b.json'),
+      readBaseline(broken({ figures: { recloser: { ...rec(0.9), retripsAfterRecovery: '2' } } }), 'b.json'),
     ).toThrow('row 2: figures.recloser.retripsAfterRecovery is not a number');
     // the figures the bar reads: absent or of another type they would be judged silently wrong
     const { maxAttemptedOverServable: _absent, ...noMax } = rec(0.9);
-    expect(() => readRuns(broken({ figures: { recloser: noMax } }), 'b.json')).toThrow(
+    expect(() => readBaseline(broken({ figures: { recloser: noMax } }), 'b.json')).toThrow(
       'row 2: figures.recloser.maxAttemptedOverServable is not a number',
     );
     expect(() =>
-      readRuns(
+      readBaseline(
         broken({ figures: { recloser: rec(0.9), jittered: { acceptedShareOfServable: '99 %' } } }),
         'b.json',
       ),

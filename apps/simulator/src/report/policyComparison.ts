@@ -19,28 +19,26 @@ import {
 /** A run's share moving less than this (points of servable) is not listed: the tables round to 0.1. */
 export const MOVED_POINTS = 0.1;
 
-/** What names a run across files: its cell and seed. */
-export const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
+const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
 const points = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)}`;
 
-/**
- * An earlier run's rows from its --json file (for --baseline or --peers); an error names the flag,
- * the file and, as readRuns, what is wrong.
- */
-export function loadRuns(file: string, flag = '--baseline'): PolicyRow[] {
+const baselineError = (file: string, what: string): Error => new Error(`--baseline: ${file}: ${what}`);
+
+/** An earlier run's rows from its --json file; an error names the file (and, as readBaseline, what is wrong). */
+export function loadBaseline(file: string): PolicyRow[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new Error(`${flag}: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    throw baselineError(file, (err as NodeJS.ErrnoException).code ?? (err as Error).message);
   }
-  return readRuns(text, file, flag);
+  return readBaseline(text, file);
 }
 
-/** An earlier run's rows, read from its --json text; an error names the flag, the file, the row and the field. */
-export function readRuns(text: string, file: string, flag = '--baseline'): PolicyRow[] {
+/** An earlier run's rows, read from its --json text; an error names the file, the row and the field. */
+export function readBaseline(text: string, file: string): PolicyRow[] {
   const fail = (what: string): never => {
-    throw new Error(`${flag}: ${file}: ${what}`);
+    throw baselineError(file, what);
   };
   let parsed: unknown;
   try {

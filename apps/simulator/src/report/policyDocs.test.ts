@@ -1,12 +1,12 @@
-// docs/scenarios/policy-1-13.json, the peers and the baseline a policy round is judged against
-// (`npm run policy -- --peers … --baseline …`, docs/scenarios/README.md), must come from the same
-// runs as the published tables: every share in policy.md and policy-held-out.md reads the same in
-// it, as do recloser's re-trips, attempts and overruns. A change to recloser's defaults that
-// regenerates the tables and not the file fails here.
+// docs/scenarios/policy-1-13.json, main's run of every strategy that a policy change is compared
+// with (`npm run policy -- --baseline …`, docs/scenarios/README.md), must come from the same runs as
+// the published tables: every share in policy.md and policy-held-out.md reads the same in it, as do
+// recloser's re-trips, attempts and overruns. A change to recloser's defaults that regenerates the
+// tables and not the file fails here.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readRuns } from './policyComparison.js';
+import { readBaseline } from './policyComparison.js';
 import { percent } from './format.js';
 import { cellOf } from './policySummary.js';
 
@@ -33,7 +33,7 @@ function firstTable(file: string): { strategies: string[]; runs: string[][] } {
 }
 
 describe(`docs/scenarios/${JSON_FILE}`, () => {
-  const rows = readRuns(readFileSync(join(DOCS, JSON_FILE), 'utf8'), JSON_FILE);
+  const rows = readBaseline(readFileSync(join(DOCS, JSON_FILE), 'utf8'), JSON_FILE);
   const byRun = new Map(rows.map((r) => [`${cellOf(r)} | ${r.seed}`, r]));
 
   it('holds every run of the matrix and the held-out seeds (1–13), each with every strategy', () => {
