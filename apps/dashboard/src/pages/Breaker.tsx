@@ -428,7 +428,7 @@ function PoolEditor({
           dwellMs: String(p.ramp.dwellMs),
           capacity: JSON.stringify(p.capacity),
         });
-        setSheds(p.ramp.shedsCleanly === true);
+        setSheds(p.ramp.shedsCleanly);
       },
       (e: Error) => setError(e.message),
     );

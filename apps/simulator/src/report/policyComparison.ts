@@ -19,7 +19,8 @@ import {
 /** A run's share moving less than this (points of servable) is not listed: the tables round to 0.1. */
 export const MOVED_POINTS = 0.1;
 
-const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
+/** What names a run across runs of the matrix (and a table's first three columns): its cell and seed. */
+export const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
 const points = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)}`;
 
 const baselineError = (file: string, what: string): Error => new Error(`--baseline: ${file}: ${what}`);

@@ -6,9 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readBaseline } from './policyComparison.js';
+import { readBaseline, runKey } from './policyComparison.js';
 import { percent } from './format.js';
-import { cellOf } from './policySummary.js';
 
 const DOCS = join(import.meta.dirname, '../../../../docs/scenarios');
 const JSON_FILE = 'policy-1-13.json';
@@ -34,7 +33,7 @@ function firstTable(file: string): { strategies: string[]; runs: string[][] } {
 
 describe(`docs/scenarios/${JSON_FILE}`, () => {
   const rows = readBaseline(readFileSync(join(DOCS, JSON_FILE), 'utf8'), JSON_FILE);
-  const byRun = new Map(rows.map((r) => [`${cellOf(r)} | ${r.seed}`, r]));
+  const byRun = new Map(rows.map((r) => [runKey(r), r]));
 
   it('holds every run of the matrix and the held-out seeds (1–13), each with every strategy', () => {
     expect(new Set(rows.map((r) => r.seed))).toEqual(new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]));
@@ -54,6 +53,7 @@ describe(`docs/scenarios/${JSON_FILE}`, () => {
       const { strategies, runs } = firstTable(page);
       expect(runs.length).toBeGreaterThan(0);
       for (const [provider, scenario, seed, ...rest] of runs) {
+        // a table's first three columns name the run as runKey does: "simple | S1 45 s | 1"
         const row = byRun.get(`${provider} | ${scenario} | ${seed}`);
         expect(row, `${provider} ${scenario} seed ${seed}`).toBeDefined();
         const shares = strategies.map((s) => percent(row!.figures[s]?.acceptedShareOfServable));

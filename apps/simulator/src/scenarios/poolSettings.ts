@@ -9,11 +9,11 @@ const SECTIONS = ['probe', 'ramp'];
 
 /** `text` as pool settings; an error naming `flag` and every field that is wrong. */
 export function parsePoolSettings(flag: string, text: string): PoolSettings {
-  let parsed: unknown;
+  let parsed: unknown = null;
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new Error(`${flag} must be a JSON object, e.g. '{"ramp":{"shedsCleanly":true}}'`);
+    // not JSON: refused below with anything else that is not an object
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     throw new Error(`${flag} must be a JSON object, e.g. '{"ramp":{"shedsCleanly":true}}'`);

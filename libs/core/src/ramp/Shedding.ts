@@ -115,10 +115,14 @@ export function learnSheddingDeclared(
   declared: boolean,
   o: ShedObservation,
 ): ShedKnowledge {
-  const standing = declared && !k.declarationRefuted;
-  const before: SheddingState = { shedsCleanly: k.shedsCleanly || standing, shedSeenLevel: k.shedSeenLevel };
+  const before: SheddingState = {
+    shedsCleanly: shedsCleanlyNow(k, declared),
+    shedSeenLevel: k.shedSeenLevel,
+  };
   const after = learnShedding(before, o);
   if (after === before) return k;
+  // only a collapse changes a standing declaration, and it forgets what the ramp judged by
+  const standing = declared && !k.declarationRefuted;
   return {
     shedsCleanly: after.shedsCleanly,
     shedSeenLevel: after.shedSeenLevel,
