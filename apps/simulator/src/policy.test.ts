@@ -2,7 +2,8 @@
 // the same figures as one thread, and it judges the bar. Short runs (--seconds 100: the longest
 // outage is over by 85 s) keep it to seconds. S1 (500 instances) and S2 (200) side by side make the
 // threads finish out of spec order (an S2 run given out after two S1 runs ends before the third S1
-// run), so rows kept in the order they finish would not match the single thread's.
+// run), so rows kept in the order they finish would not match the single thread's. --from renders
+// the same tables from the JSON alone.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -70,6 +71,23 @@ describe('npm run policy (built script)', () => {
     expect(seq.stdout).toMatch(/The bar holds in \d of 6 runs\./);
     // each finished run is reported as it ends (progress), on stderr
     expect(par.stderr).toMatch(/\[6\/6\] simple S[12] \d+ [s%] seed 3: recloser \d+\.\d %/);
+    // --from gives the same tables from the JSON alone, and names a run the file lacks
+    const from = await run(process.execPath, [
+      SCRIPT,
+      '--from',
+      one,
+      '--seeds',
+      '3',
+      '--providers',
+      'simple',
+    ]);
+    expect(from.stdout).toBe(seq.stdout);
+    await expect(
+      run(process.execPath, [SCRIPT, '--from', one, '--seeds', '3', '--providers', 'collapse']),
+    ).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining(`--from: ${one} has no run collapse S1 45 s seed 3`) as unknown,
+    });
   });
 
   it('names the flag and the reason for bad input, and exits non-zero', async () => {

@@ -9,7 +9,9 @@
 // run is a pure function of its seed, so the tables are the same at any --jobs.
 // --oracle adds a yardstick column: the best share any fixed share of the provider's capacity,
 // read off the simulated provider, reaches in that run (strategies/oracle.ts); it about doubles the time.
-// --baseline compares with an earlier run's --json, cell by cell (report/policyComparison.ts).
+// --baseline compares with an earlier run's --json, cell by cell (report/policyComparison.ts);
+// --from renders the tables of an earlier run's --json without simulating (the published pages
+// come from docs/scenarios/policy-1-13.json so).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -19,9 +21,9 @@ import { parsePolicyArgs, POLICY_SCENARIOS, POLICY_USAGE, type PolicyScenario } 
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
 import { percent } from './report/format.js';
 import { policyChartSvg } from './report/policyChart.js';
-import { comparisonLines, loadBaseline } from './report/policyComparison.js';
+import { comparisonLines, loadBaseline, runKey } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
-import { cellOf, summaryLines, type PolicyRow } from './report/policySummary.js';
+import { cellOf, shortfallLines, summaryLines, type PolicyRow } from './report/policySummary.js';
 import type { PoolSettings } from './scenarios/poolSettings.js';
 import { runScenario } from './scenarios/runScenario.js';
 import { S1 } from './scenarios/S1.js';
@@ -29,8 +31,10 @@ import { S2 } from './scenarios/S2.js';
 import { STRATEGIES, strategiesNamed } from './strategies/index.js';
 import { ORACLE_NAMES, ORACLES } from './strategies/oracle.js';
 
-/** The figures a row keeps of each strategy: the bar's and the tables' (the per-second series stay in the worker). */
-type RowFigures = BarFigures & Pick<StrategyFigures, 'acceptedLatencyP95Ms' | 'wastedCalls'>;
+/** The figures a row keeps of each strategy: the bar's and the tables' (the per-second series stay in the worker); recloser's shortfall by phase. */
+type RowFigures = BarFigures &
+  Pick<StrategyFigures, 'acceptedLatencyP95Ms' | 'wastedCalls'> &
+  Partial<Pick<StrategyFigures, 'shortfall'>>;
 interface Row extends PolicyRow {
   figures: Record<string, RowFigures>;
 }
@@ -81,6 +85,7 @@ async function runOne(spec: RunSpec, onProgress?: (fraction: number) => void): P
         acceptedLatencyP95Ms: c.figures.acceptedLatencyP95Ms,
         budgetViolations: c.figures.budgetViolations,
         wastedCalls: c.figures.wastedCalls,
+        ...(c.figures.shortfall ? { shortfall: c.figures.shortfall } : {}),
       };
   return { provider: spec.provider, scenario: spec.scenario, level: spec.level, seed: spec.seed, figures };
 }
@@ -126,6 +131,16 @@ function runInWorkers(specs: RunSpec[], jobs: number): Promise<Row[]> {
   });
 }
 
+/** --from: the specs' runs as an earlier --json recorded them, in the specs' order; a run it lacks is an error. */
+function rowsFrom(file: string, specs: RunSpec[]): Row[] {
+  const byRun = new Map(loadBaseline(file, '--from').map((r) => [runKey(r), r as Row]));
+  return specs.map((spec) => {
+    const row = byRun.get(runKey({ ...spec, figures: {} }));
+    if (!row) throw new Error(`--from: ${file} has no run ${describeRun(spec)}`);
+    return row;
+  });
+}
+
 async function main(): Promise<void> {
   const args = parsePolicyArgs(process.argv.slice(2));
   if (args.help) {
@@ -150,7 +165,8 @@ async function main(): Promise<void> {
     ),
   );
   let rows: Row[];
-  if (args.jobs > 1) rows = await runInWorkers(specs, args.jobs);
+  if (args.from !== undefined) rows = rowsFrom(args.from, specs);
+  else if (args.jobs > 1) rows = await runInWorkers(specs, args.jobs);
   else {
     rows = [];
     for (const [i, spec] of specs.entries()) {
@@ -178,6 +194,7 @@ async function main(): Promise<void> {
       return `| ${cellOf(r)} | ${r.seed} | ${columns.map((n) => percent(r.figures[n]!.acceptedShareOfServable)).join(' | ')} |${oracle} ${rec.retripsAfterRecovery} | ${rec.maxAttemptedOverServable?.toFixed(2) ?? '-'} | ${rec.budgetViolations.length} |`;
     }),
   ];
+  const shortfall = shortfallLines(rows);
   // what each strategy's goodput cost its callers in latency (the simple provider rewards a full queue)
   const ms = (v: number | null | undefined): string => (v == null ? '-' : `${v}`);
   const serviceMs = Math.round(serviceTimeMs(S2.params.provider));
@@ -193,6 +210,7 @@ async function main(): Promise<void> {
     ),
     '',
     ...summaryLines(rows),
+    ...(shortfall.length > 0 ? ['', ...shortfall] : []),
     ...(baseline ? ['', ...comparisonLines(rows, baseline, args.baseline!)] : []),
   );
   console.log(lines.join('\n'));

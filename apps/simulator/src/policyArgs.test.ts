@@ -61,6 +61,23 @@ describe('npm run policy arguments', () => {
     expect(parsePolicyArgs(['--help']).help).toBe(true);
   });
 
+  it('reads --from, and refuses beside it what would shape a simulation it does not run', () => {
+    expect(parsePolicyArgs(['--from', 'runs.json', '--seeds', '1,3,7', '--markdown', 'p.md'])).toMatchObject({
+      from: 'runs.json',
+      seeds: [1, 3, 7],
+      markdown: 'p.md',
+    });
+    expect(() => parsePolicyArgs(['--from', 'runs.json', '--oracle'])).toThrow(
+      '--oracle: not with --from (its runs are read, not simulated)',
+    );
+    expect(() => parsePolicyArgs(['--from', 'runs.json', '--pool', '{"ramp":{"growth":3}}'])).toThrow(
+      '--pool: not with --from',
+    );
+    expect(() => parsePolicyArgs(['--from', 'runs.json', '--strategies', 'recloser'])).toThrow(
+      '--strategies: not with --from',
+    );
+  });
+
   it('names the flag and the reason for bad input', () => {
     expect(() => parsePolicyArgs(['--seeds', '5-2'])).toThrow('--seeds: "5-2" is not a seed');
     expect(() => parsePolicyArgs(['--seeds', 'x'])).toThrow('--seeds: "x" is not a seed');

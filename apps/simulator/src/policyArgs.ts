@@ -25,6 +25,8 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
                        (and the oracle's), by cell, against the bar's 95 %
   --baseline FILE      compare with an earlier run's --json: per cell recloser's mean, re-trips and
                        runs meeting the bar before and now, and each run that moved
+  --from FILE          no simulation: the tables of an earlier run's --json, its runs of --seeds,
+                       --scenarios and --providers (e.g. policy.md from docs/scenarios/policy-1-13.json)
   --help               this text`;
 
 export const POLICY_SCENARIOS = ['S1', 'S2'] as const;
@@ -44,6 +46,7 @@ export interface PolicyArgs {
   json?: string;
   chart?: string;
   baseline?: string;
+  from?: string;
 }
 
 const MAX_SEED = 2 ** 31 - 1;
@@ -123,6 +126,9 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
       case '--baseline':
         args.baseline = value.text();
         break;
+      case '--from':
+        args.from = value.text();
+        break;
       case '--help':
       case '-h':
         args.help = true;
@@ -131,5 +137,16 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         throw new Error(`unknown option ${flag}`);
     }
   });
+  // the runs are read, not simulated: what shapes a simulation would be silently ignored
+  if (args.from !== undefined) {
+    const simulating = {
+      '--strategies': args.strategies,
+      '--pool': args.pool,
+      '--seconds': args.seconds,
+      '--oracle': args.oracle || undefined,
+    };
+    for (const [flag, v] of Object.entries(simulating))
+      if (v !== undefined) throw new Error(`${flag}: not with --from (its runs are read, not simulated)`);
+  }
   return args;
 }

@@ -23,11 +23,14 @@
 // - maxAttemptedOverServable: from the second of the first successful call after the outage (for
 //   recloser, its first successful probe) to the end, the largest ratio of a second's attempts to
 //   what the provider could serve in that second (its health included in the collapse model).
+// - shortfall: for strategies with a controller, when the work under servable was lost: the points
+//   of servable lost in each phase of the group breaker's recovery (Shortfall.ts); null otherwise.
 // - budgetViolations: the overrun checker (Invariants.ts) run on the series, for strategies with a
 //   controller: seconds in which the fleet sent more than the probe budget or the ramp's allowance.
 import type { RegionalFigures } from '../regions/RegionalFigures.js';
 import { roundTo, type GlobalState, type PoolConfig } from '@recloser/core';
 import { probeAndRampOverruns } from './Invariants.js';
+import { shortfallByPhase, type Shortfall } from './Shortfall.js';
 import { SLOT_MS, type Recorder, type Series, type Transition } from './Recorder.js';
 
 export const WAVE_MS = 5_000;
@@ -81,6 +84,8 @@ export interface StrategyFigures extends Partial<RegionalFigures> {
   acceptedLatencyP95Ms: number | null;
   /** max over the seconds from the first success after the outage of attempts / servable (null without outage) */
   maxAttemptedOverServable: number | null;
+  /** recloser: the points of servable lost per phase of its recovery (Shortfall.ts); null without a controller or an outage */
+  shortfall: Shortfall | null;
   /** calls the provider served after their caller had given up (collapse model) */
   wastedCalls: number;
   maxQueueDepthByRegion: Record<string, number>;
@@ -243,6 +248,18 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     acceptedShareOfServable: shareOfServable(rec, f),
     acceptedLatencyP95Ms: p95(rec.acceptedLatencies), // collected from the outage's end only
     maxAttemptedOverServable: attemptedOverServable(series, rec, f),
+    shortfall:
+      f.hasController && f.outageEndMs !== null
+        ? shortfallByPhase(
+            rec.transitions.filter((t) => t.who === 'global'),
+            (s) => rec.successes.at(s),
+            {
+              outageEndMs: f.outageEndMs,
+              durationMs: f.durationMs,
+              servableAfterPerSec: f.servableAfterPerSec,
+            },
+          )
+        : null,
     wastedCalls: f.wastedCalls,
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,
     shedWork: rec.shedWork,

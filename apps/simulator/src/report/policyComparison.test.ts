@@ -89,5 +89,12 @@ describe("npm run policy's comparison with a baseline (--baseline)", () => {
         'b.json',
       ),
     ).toThrow('row 2: figures.jittered.acceptedShareOfServable is not a number');
+    // the shortfall by phase is optional (files from before it), but read as numbers when there
+    const shortfall = { waiting: { points: 0.7 }, climb: { points: 0.6 }, settled: { points: '3.3' } };
+    expect(() =>
+      readBaseline(broken({ figures: { recloser: { ...rec(0.9), shortfall } } }), 'b.json'),
+    ).toThrow('row 2: figures.recloser.shortfall.settled.points is not a number');
+    // --from reads the same files, and its errors name it
+    expect(() => readBaseline('{', 'b.json', '--from')).toThrow(/^--from: b\.json: not JSON/);
   });
 });

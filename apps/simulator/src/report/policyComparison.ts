@@ -4,6 +4,7 @@
 // each run whose share moved by MOVED_POINTS or more or whose verdict changed. A verdict is judged on
 // the peers each run had (a recloser-only run does not judge the peer criterion).
 import { readFileSync } from 'node:fs';
+import { SHORTFALL_PHASES } from '../metrics/Shortfall.js';
 import { PROVIDER_MODELS } from '../provider/Provider.js';
 import { percent } from './format.js';
 import {
@@ -23,23 +24,24 @@ export const MOVED_POINTS = 0.1;
 export const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
 const points = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)}`;
 
-const baselineError = (file: string, what: string): Error => new Error(`--baseline: ${file}: ${what}`);
+const baselineError = (flag: string, file: string, what: string): Error =>
+  new Error(`${flag}: ${file}: ${what}`);
 
 /** An earlier run's rows from its --json file; an error names the file (and, as readBaseline, what is wrong). */
-export function loadBaseline(file: string): PolicyRow[] {
+export function loadBaseline(file: string, flag = '--baseline'): PolicyRow[] {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw baselineError(file, (err as NodeJS.ErrnoException).code ?? (err as Error).message);
+    throw baselineError(flag, file, (err as NodeJS.ErrnoException).code ?? (err as Error).message);
   }
-  return readBaseline(text, file);
+  return readBaseline(text, file, flag);
 }
 
 /** An earlier run's rows, read from its --json text; an error names the file, the row and the field. */
-export function readBaseline(text: string, file: string): PolicyRow[] {
+export function readBaseline(text: string, file: string, flag = '--baseline'): PolicyRow[] {
   const fail = (what: string): never => {
-    throw baselineError(file, what);
+    throw baselineError(flag, file, what);
   };
   let parsed: unknown;
   try {
@@ -69,6 +71,13 @@ export function readBaseline(text: string, file: string): PolicyRow[] {
     if (!numberOrNull(rec.maxAttemptedOverServable))
       at('figures.recloser.maxAttemptedOverServable', 'is not a number');
     if (!Array.isArray(rec.budgetViolations)) at('figures.recloser.budgetViolations', 'is not a list');
+    // the shortfall table's (absent in files written before it)
+    if (rec.shortfall !== undefined && rec.shortfall !== null) {
+      const shortfall = rec.shortfall as Record<string, { points?: unknown } | undefined>;
+      for (const phase of SHORTFALL_PHASES)
+        if (typeof shortfall[phase]?.points !== 'number')
+          at(`figures.recloser.shortfall.${phase}.points`, 'is not a number');
+    }
   });
   return parsed as PolicyRow[];
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { summaryLines, type PolicyRow } from './policySummary.js';
+import type { Shortfall } from '../metrics/Shortfall.js';
+import { shortfallLines, summaryLines, type PolicyRow } from './policySummary.js';
 
 const rec = (share: number, retrips = 0, over = 1.1) => ({
   acceptedShareOfServable: share,
@@ -54,5 +55,35 @@ describe("npm run policy's summary", () => {
     expect(() => summaryLines([row('simple', '10 %', 7, { naive: rec(0.9) })])).toThrow(
       'recloser did not run',
     );
+  });
+});
+
+describe("npm run policy's shortfall table", () => {
+  const lost = (waiting: number, settled: number, reopened = 0): Shortfall => ({
+    waiting: { points: waiting, seconds: 3 },
+    climb: { points: 0.6, seconds: 6 },
+    settled: { points: settled, seconds: 400 },
+    cut: { points: 1, seconds: 90 },
+    reopened: { points: reopened, seconds: reopened > 0 ? 16 : 0 },
+    closed: { points: 0, seconds: 0 },
+  });
+  const withShortfall = (share: number, shortfall: Shortfall) => ({ ...rec(share), shortfall });
+
+  it('gives per cell the mean points recloser lost in each phase, and their sum', () => {
+    const lines = shortfallLines([
+      row('collapse', '20 %', 1, { recloser: withShortfall(0.91, lost(0.7, 3.3, 2.5)), naive: rec(0.2) }),
+      row('collapse', '20 %', 3, { recloser: withShortfall(0.94, lost(0.4, 3.1)) }),
+      row('simple', '35 %', 1, { recloser: withShortfall(0.89, lost(0.8, 6.8)) }),
+    ]);
+    expect(lines).toContain(
+      '| provider | scenario | runs | lost | waiting | climb | settled | cut | reopened | closed |',
+    );
+    // (0.7 + 0.6 + 3.3 + 1 + 2.5 + 0.4 + 0.6 + 3.1 + 1) / 2 = 6.6
+    expect(lines).toContain('| collapse | S2 20 % | 2 | 6.6 | 0.6 | 0.6 | 3.2 | 1.0 | 1.3 | 0.0 |');
+    expect(lines).toContain('| simple | S2 35 % | 1 | 9.2 | 0.8 | 0.6 | 6.8 | 1.0 | 0.0 | 0.0 |');
+  });
+
+  it('is left out for runs that did not keep it (a --json from before it)', () => {
+    expect(shortfallLines([row('collapse', '20 %', 1, { recloser: rec(0.96) })])).toEqual([]);
   });
 });

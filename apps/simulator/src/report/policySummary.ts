@@ -7,6 +7,7 @@ import {
   type BarFigures,
   type BarVerdict,
 } from '../metrics/Bar.js';
+import { SHORTFALL_PHASES, type Shortfall } from '../metrics/Shortfall.js';
 import type { ProviderModel } from '../provider/Provider.js';
 import { percent } from './format.js';
 
@@ -16,7 +17,8 @@ export interface PolicyRow {
   /** the cell's parameter as shown: "60 s" (S1 outage) or "20 %" (S2 capacity) */
   level: string;
   seed: number;
-  figures: Record<string, BarFigures>;
+  /** per strategy; recloser's shortfall by phase where the run kept it (older --json files do not) */
+  figures: Record<string, BarFigures & { shortfall?: Shortfall | null }>;
 }
 
 export function verdictOf(row: PolicyRow): BarVerdict {
@@ -112,5 +114,30 @@ export function summaryLines(rows: PolicyRow[]): string[] {
             .join('; ')} |`,
       ),
     );
+  return lines;
+}
+
+/**
+ * Where recloser's runs lost what they lost, per cell: the mean points of servable lost in each
+ * phase of its recovery (metrics/Shortfall.ts), as Markdown lines; none when no run kept them.
+ */
+export function shortfallLines(rows: PolicyRow[]): string[] {
+  const kept = rows.filter((r) => r.figures.recloser?.shortfall);
+  if (kept.length === 0) return [];
+  const lines = [
+    "Where recloser's runs fell short of servable: the mean points of servable work lost per run in each phase of the recovery (waiting: to the first ramp; climb: the first ramp's growth; settled: at a level the ramp settled on; cut: a degrade, its drain and the bisection back; reopened: a re-trip, its probes and the climb back; closed: the top level held):",
+    '',
+    `| provider | scenario | runs | lost | ${SHORTFALL_PHASES.join(' | ')} |`,
+    `|---|---|---:|---:|${SHORTFALL_PHASES.map(() => '---:').join('|')}|`,
+  ];
+  const points = (n: number): string => n.toFixed(1);
+  for (const [cell, runs] of byCell(kept, (r) => r)) {
+    const mean = (pick: (s: Shortfall) => number): number =>
+      runs.reduce((sum, r) => sum + pick(r.figures.recloser!.shortfall!), 0) / runs.length;
+    const lost = mean((s) => SHORTFALL_PHASES.reduce((sum, p) => sum + s[p].points, 0));
+    lines.push(
+      `| ${cell} | ${runs.length} | ${points(lost)} | ${SHORTFALL_PHASES.map((p) => points(mean((s) => s[p].points))).join(' | ')} |`,
+    );
+  }
   return lines;
 }

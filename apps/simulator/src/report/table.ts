@@ -1,5 +1,6 @@
 // The side-by-side table: one column per strategy, one row per figure.
 import type { StrategyFigures } from '../metrics/Summary.js';
+import { SHORTFALL_PHASES, type Shortfall } from '../metrics/Shortfall.js';
 import { percent } from './format.js';
 
 export interface StrategyColumn {
@@ -7,6 +8,15 @@ export interface StrategyColumn {
   figures: StrategyFigures | null;
   /** why the strategy did not run (a missing capability) */
   needs?: string;
+}
+
+/** "waiting 0.8, climb 0.7, settled 4.1, cut 2.0": the phases a recovery lost work in (Shortfall.ts) */
+export function shortfallText(shortfall: Shortfall | null): string {
+  if (!shortfall) return '-';
+  const parts = SHORTFALL_PHASES.filter((p) => shortfall[p].seconds > 0).map(
+    (p) => `${p} ${shortfall[p].points.toFixed(1)}`,
+  );
+  return parts.join(', ') || '-';
 }
 
 const ROWS: [string, (f: StrategyFigures) => string][] = [
@@ -22,6 +32,7 @@ const ROWS: [string, (f: StrategyFigures) => string][] = [
     'max attempts / servable after the first success',
     (f) => (f.maxAttemptedOverServable === null ? '-' : f.maxAttemptedOverServable.toFixed(2)),
   ],
+  ['points of servable lost, by phase', (f) => shortfallText(f.shortfall)],
   ['failed attempts', (f) => String(f.failedAttempts)],
   ['retry volume', (f) => String(f.retryVolume)],
   ['probes (half-open calls)', (f) => String(f.probes)],

@@ -3,6 +3,7 @@
 // The full-size figures are the benchmark (`npm run sim`, docs/scenarios); this keeps the rules that
 // hold at every size under test in CI (about half a minute).
 import { describe, expect, it } from 'vitest';
+import { SHORTFALL_PHASES } from '../metrics/Shortfall.js';
 import { PROVIDER_MODELS } from '../provider/Provider.js';
 import { naive } from '../strategies/naive.js';
 import { recloser } from '../strategies/recloser.js';
@@ -46,6 +47,13 @@ describe('the policy matrix at reduced size (3 seeds × 6 scenarios × 2 provide
         const outageEnd = (c.params.outage!.startMs + c.params.outage!.durationMs) / 1000;
         for (const p of r.series.slice(outageEnd, firstSecond))
           expect(p.attempts, `seed ${seed} t=${p.t}`).toBeLessThanOrEqual(1);
+        // the shortfall by phase accounts for the whole share lost (the share is rounded to 0.1 point),
+        // its waiting phase ends where the first ramp starts, and only a re-trip has a reopened phase
+        const shortfall = r.shortfall!;
+        const points = SHORTFALL_PHASES.reduce((sum, p) => sum + shortfall[p].points, 0);
+        expect(Math.abs(points - 100 * (1 - r.acceptedShareOfServable!)), `seed ${seed}`).toBeLessThan(0.1);
+        expect(shortfall.waiting.seconds, `seed ${seed}`).toBe(firstSecond - Math.ceil(outageEnd));
+        expect(shortfall.reopened.seconds > 0, `seed ${seed}`).toBe(r.retripsAfterRecovery > 0);
       }
     });
     if (c.provider !== 'collapse') continue;
