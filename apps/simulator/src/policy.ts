@@ -1,5 +1,6 @@
 // npm run policy -- [--seeds 1,3,7|1-13] [--strategies …] [--scenarios S2] [--providers collapse]
-//                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE] [--chart FILE] [--baseline FILE]
+//                   [--oracle] [--jobs N] [--markdown FILE] [--json FILE] [--chart FILE] [--shortfall-chart FILE]
+//                   [--baseline FILE] [--from FILE]
 //                   (--help: policyArgs.ts)
 // Issue 13's matrix: S1 with 45, 60 and 75 s outages and S2 with the provider back at 10, 20 and 35 %,
 // on both provider models; prints (and writes) every strategy's accepted share of servable per run,
@@ -19,10 +20,11 @@ import { bestAmong, type BarFigures } from './metrics/Bar.js';
 import type { StrategyFigures } from './metrics/Summary.js';
 import { parsePolicyArgs, POLICY_SCENARIOS, POLICY_USAGE, type PolicyScenario } from './policyArgs.js';
 import { serviceTimeMs, type ProviderModel } from './provider/Provider.js';
-import { percent } from './report/format.js';
+import { percent, seedsOf } from './report/format.js';
 import { policyChartSvg } from './report/policyChart.js';
 import { comparisonLines, loadBaseline, runKey } from './report/policyComparison.js';
 import { progressBar } from './report/progress.js';
+import { shortfallChartSvg } from './report/shortfallChart.js';
 import { cellOf, shortfallLines, summaryLines, type PolicyRow } from './report/policySummary.js';
 import type { PoolSettings } from './scenarios/poolSettings.js';
 import { runScenario } from './scenarios/runScenario.js';
@@ -221,10 +223,16 @@ async function main(): Promise<void> {
   if (args.json) writeFileSync(args.json, JSON.stringify(rows, null, 1) + '\n');
   if (args.chart) {
     mkdirSync(dirname(args.chart), { recursive: true });
-    const seeds = args.seeds.length === 1 ? `seed ${args.seeds[0]}` : `seeds ${args.seeds.join(', ')}`;
     writeFileSync(
       args.chart,
-      policyChartSvg(`Issue 13's matrix, ${seeds}: recloser against the best peer`, rows),
+      policyChartSvg(`Issue 13's matrix, ${seedsOf(args.seeds)}: recloser against the best peer`, rows),
+    );
+  }
+  if (args.shortfallChart) {
+    mkdirSync(dirname(args.shortfallChart), { recursive: true });
+    writeFileSync(
+      args.shortfallChart,
+      shortfallChartSvg(`Issue 13's matrix, ${seedsOf(args.seeds)}: where recloser's runs lost work`, rows),
     );
   }
 }

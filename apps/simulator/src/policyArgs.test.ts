@@ -41,6 +41,8 @@ describe('npm run policy arguments', () => {
         'p.json',
         '--chart',
         'p.svg',
+        '--shortfall-chart',
+        'lost.svg',
         '--baseline',
         'before.json',
       ]),
@@ -56,6 +58,7 @@ describe('npm run policy arguments', () => {
       markdown: 'p.md',
       json: 'p.json',
       chart: 'p.svg',
+      shortfallChart: 'lost.svg',
       baseline: 'before.json',
     });
     expect(parsePolicyArgs(['--help']).help).toBe(true);

@@ -23,6 +23,8 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
   --json FILE          the figures of every run
   --chart FILE         an SVG of every run: recloser's share of servable beside the best peer's
                        (and the oracle's), by cell, against the bar's 95 %
+  --shortfall-chart FILE  an SVG of when recloser lost what it lost: per cell a bar of the mean
+                       points of servable lost in each phase of its recovery
   --baseline FILE      compare with an earlier run's --json: per cell recloser's mean, re-trips and
                        runs meeting the bar before and now, and each run that moved
   --from FILE          no simulation: the tables of an earlier run's --json, its runs of --seeds,
@@ -45,6 +47,7 @@ export interface PolicyArgs {
   markdown?: string;
   json?: string;
   chart?: string;
+  shortfallChart?: string;
   baseline?: string;
   from?: string;
 }
@@ -122,6 +125,9 @@ export function parsePolicyArgs(argv: string[]): PolicyArgs {
         break;
       case '--chart':
         args.chart = value.text();
+        break;
+      case '--shortfall-chart':
+        args.shortfallChart = value.text();
         break;
       case '--baseline':
         args.baseline = value.text();

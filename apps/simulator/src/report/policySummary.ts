@@ -7,7 +7,7 @@ import {
   type BarFigures,
   type BarVerdict,
 } from '../metrics/Bar.js';
-import { SHORTFALL_PHASES, type Shortfall } from '../metrics/Shortfall.js';
+import { SHORTFALL_PHASES, type Shortfall, type ShortfallPhase } from '../metrics/Shortfall.js';
 import type { ProviderModel } from '../provider/Provider.js';
 import { percent } from './format.js';
 
@@ -117,13 +117,30 @@ export function summaryLines(rows: PolicyRow[]): string[] {
   return lines;
 }
 
+/** Per cell of the runs that kept it: recloser's mean points of servable lost per run in each phase (metrics/Shortfall.ts). */
+export function shortfallByCell(
+  rows: PolicyRow[],
+): { cell: string; runs: PolicyRow[]; mean: Record<ShortfallPhase, number> }[] {
+  const kept = rows.filter((r) => r.figures.recloser?.shortfall);
+  return [...byCell(kept, (r) => r)].map(([cell, runs]) => ({
+    cell,
+    runs,
+    mean: Object.fromEntries(
+      SHORTFALL_PHASES.map((p) => [
+        p,
+        runs.reduce((sum, r) => sum + r.figures.recloser!.shortfall![p].points, 0) / runs.length,
+      ]),
+    ) as Record<ShortfallPhase, number>,
+  }));
+}
+
 /**
  * Where recloser's runs lost what they lost, per cell: the mean points of servable lost in each
- * phase of its recovery (metrics/Shortfall.ts), as Markdown lines; none when no run kept them.
+ * phase of its recovery, as Markdown lines; none when no run kept them.
  */
 export function shortfallLines(rows: PolicyRow[]): string[] {
-  const kept = rows.filter((r) => r.figures.recloser?.shortfall);
-  if (kept.length === 0) return [];
+  const cells = shortfallByCell(rows);
+  if (cells.length === 0) return [];
   const lines = [
     "Where recloser's runs fell short of servable: the mean points of servable work lost per run in each phase of the recovery (waiting: to the first ramp; climb: the first ramp's growth; settled: at a level the ramp settled on; cut: a degrade, its drain and the bisection back; reopened: a re-trip, its probes and the climb back; closed: the top level held):",
     '',
@@ -131,12 +148,10 @@ export function shortfallLines(rows: PolicyRow[]): string[] {
     `|---|---|---:|---:|${SHORTFALL_PHASES.map(() => '---:').join('|')}|`,
   ];
   const points = (n: number): string => n.toFixed(1);
-  for (const [cell, runs] of byCell(kept, (r) => r)) {
-    const mean = (pick: (s: Shortfall) => number): number =>
-      runs.reduce((sum, r) => sum + pick(r.figures.recloser!.shortfall!), 0) / runs.length;
-    const lost = mean((s) => SHORTFALL_PHASES.reduce((sum, p) => sum + s[p].points, 0));
+  for (const { cell, runs, mean } of cells) {
+    const lost = SHORTFALL_PHASES.reduce((sum, p) => sum + mean[p], 0);
     lines.push(
-      `| ${cell} | ${runs.length} | ${points(lost)} | ${SHORTFALL_PHASES.map((p) => points(mean((s) => s[p].points))).join(' | ')} |`,
+      `| ${cell} | ${runs.length} | ${points(lost)} | ${SHORTFALL_PHASES.map((p) => points(mean[p])).join(' | ')} |`,
     );
   }
   return lines;
