@@ -1,9 +1,9 @@
 // Where a controller's recovery fell short of what the provider could serve. acceptedShareOfServable
-// says how much work a run lost after the outage; this says when: each second after the outage's end
-// is put in the phase the group breaker was in at that second's end (as the per-second series reads
-// its state and level), and what the second fell short
-// of servable (servable − accepted, negative when a queue drains) is summed per phase, in points of
-// the run's servable work. The phases' points add up to 100 × (1 − acceptedShareOfServable).
+// says how much work a run lost after the outage; this says when. Each second after the outage's
+// end is put in the phase the group breaker was in at that second's end (as the per-second series
+// reads its state and level), and what the second fell short of servable (servable − accepted,
+// negative when a queue drains) is summed per phase, in points of the run's servable work. The
+// phases' points add up to 100 × (1 − acceptedShareOfServable).
 //
 // - waiting: from the outage's end to the first ramp (cooldowns, probes that found it down, probes);
 // - climb: the first ramp's growth, until it first settles, degrades or collapses;
