@@ -6,11 +6,9 @@ import { BAR, bestAmong, PEERS } from '../metrics/Bar.js';
 import { ORACLE_NAMES } from '../strategies/oracle.js';
 import { percent } from './format.js';
 import { cellOf, recloserShare, verdictOf, byCell, type PolicyRow } from './policySummary.js';
-import { esc } from './svg.js';
+import { esc, legendRow, MATRIX_CHART, matrixCellLabel, matrixChartOpen } from './svg.js';
 
-const W = 1000;
-const H = 420;
-const M = { left: 56, right: 16, top: 48, bottom: 96 };
+const { W, H, M } = MATRIX_CHART;
 const MEETS = '#2ca02c';
 const SHORT = '#d62728';
 const PEER = '#7f7f7f';
@@ -34,13 +32,7 @@ export function policyChartSvg(title: string, rows: PolicyRow[]): string {
   const plotH = H - M.top - M.bottom;
   const colW = plotW / Math.max(1, cells.length);
   const yOf = (share: number): number => plotH - shareScale(share) * plotH;
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${M.left}" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
-    `<g transform="translate(${M.left},${M.top})">`,
-    `<rect x="0" y="0" width="${plotW}" height="${plotH}" fill="none" stroke="#999"/>`,
-  ];
+  const out = matrixChartOpen(title, plotW, plotH);
   for (const v of [0, 0.2, 0.4, 0.6, 0.8, 0.85, 0.9, 0.95, 1]) {
     const y = yOf(v).toFixed(1);
     out.push(
@@ -54,11 +46,7 @@ export function policyChartSvg(title: string, rows: PolicyRow[]): string {
     const x0 = i * colW;
     if (i > 0 && runs[0]!.provider !== cells[i - 1]![1][0]!.provider)
       out.push(`<line x1="${x0.toFixed(1)}" x2="${x0.toFixed(1)}" y1="0" y2="${plotH}" stroke="#999"/>`);
-    const { provider, scenario, level } = runs[0]!;
-    out.push(
-      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 16}" font-size="11" text-anchor="middle">${esc(`${scenario} ${level}`)}</text>`,
-      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 30}" font-size="10" text-anchor="middle" fill="#555">${esc(provider)}</text>`,
-    );
+    out.push(...matrixCellLabel(x0, colW, plotH, runs[0]!));
     // the seeds side by side within the column, each with its three marks
     runs.forEach((r, k) => {
       const x = x0 + (colW * (k + 1)) / (runs.length + 1);
@@ -105,13 +93,7 @@ export function policyChartSvg(title: string, rows: PolicyRow[]): string {
     `<line x1="-8" x2="8" y1="0" y2="0" stroke="${MEETS}" stroke-dasharray="6 3"/>`,
     `issue 13's bar (${BAR.minAcceptedShare * 100} %)`,
   ]);
-  let lx = 0;
-  for (const [mark, label] of legend) {
-    out.push(
-      `<g transform="translate(${lx},${ly})">${mark}<text x="10" y="0" font-size="11" dominant-baseline="middle">${esc(label)}</text></g>`,
-    );
-    lx += 40 + label.length * 5.6;
-  }
+  out.push(...legendRow(legend, ly));
   out.push(
     `<text x="0" y="${ly + 22}" font-size="10" fill="#555">accepted work after the outage / what the provider could serve; peers: naive, jittered, sre-throttle, aws-adaptive; one mark per seed, seeds left to right in each column; the scale widens above ${ZOOM_FROM * 100} %</text>`,
     '</g>',

@@ -5,11 +5,9 @@
 import { BAR } from '../metrics/Bar.js';
 import { SHORTFALL_PHASES, type ShortfallPhase } from '../metrics/Shortfall.js';
 import { shortfallByCell, type PolicyRow } from './policySummary.js';
-import { esc } from './svg.js';
+import { esc, legendRow, MATRIX_CHART, matrixCellLabel, matrixChartOpen } from './svg.js';
 
-const W = 1000;
-const H = 420;
-const M = { left: 56, right: 16, top: 48, bottom: 96 };
+const { W, H, M } = MATRIX_CHART;
 const ALLOWED = '#2ca02c';
 const PHASE_COLOURS: Record<ShortfallPhase, string> = {
   waiting: '#9467bd',
@@ -33,13 +31,7 @@ export function shortfallChartSvg(title: string, rows: PolicyRow[]): string {
   const step = top > 20 ? 5 : top > 10 ? 2 : 1;
   const max = Math.ceil(top / step) * step;
   const yOf = (points: number): number => plotH - (points / max) * plotH;
-  const out: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">`,
-    `<rect width="${W}" height="${H}" fill="white"/>`,
-    `<text x="${M.left}" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
-    `<g transform="translate(${M.left},${M.top})">`,
-    `<rect x="0" y="0" width="${plotW}" height="${plotH}" fill="none" stroke="#999"/>`,
-  ];
+  const out = matrixChartOpen(title, plotW, plotH);
   for (let v = 0; v <= max; v += step) {
     const y = yOf(v).toFixed(1);
     out.push(
@@ -50,10 +42,7 @@ export function shortfallChartSvg(title: string, rows: PolicyRow[]): string {
   cells.forEach(({ runs, mean }, i) => {
     const x0 = i * colW;
     const { provider, scenario, level } = runs[0]!;
-    out.push(
-      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 16}" font-size="11" text-anchor="middle">${esc(`${scenario} ${level}`)}</text>`,
-      `<text x="${(x0 + colW / 2).toFixed(1)}" y="${plotH + 30}" font-size="10" text-anchor="middle" fill="#555">${esc(provider)}</text>`,
-    );
+    out.push(...matrixCellLabel(x0, colW, plotH, runs[0]!));
     let below = 0;
     for (const phase of SHORTFALL_PHASES) {
       const points = Math.max(0, mean[phase]);
@@ -74,7 +63,6 @@ export function shortfallChartSvg(title: string, rows: PolicyRow[]): string {
   );
   // legend, under the axis labels
   const ly = plotH + 58;
-  let lx = 0;
   const legend: [string, string][] = [
     ...SHORTFALL_PHASES.map((p): [string, string] => [
       `<rect x="-5" y="-5" width="10" height="10" fill="${PHASE_COLOURS[p]}"/>`,
@@ -85,12 +73,7 @@ export function shortfallChartSvg(title: string, rows: PolicyRow[]): string {
       `what issue 13's bar allows (${allowed.toFixed(0)} points)`,
     ],
   ];
-  for (const [mark, label] of legend) {
-    out.push(
-      `<g transform="translate(${lx},${ly})">${mark}<text x="10" y="0" font-size="11" dominant-baseline="middle">${esc(label)}</text></g>`,
-    );
-    lx += 40 + label.length * 5.6;
-  }
+  out.push(...legendRow(legend, ly));
   out.push(
     `<text x="0" y="${ly + 22}" font-size="10" fill="#555">points of servable work recloser lost after the outage, mean per run, by the phase of its recovery it lost them in</text>`,
     '</g>',

@@ -142,3 +142,42 @@ export function chartSvg(title: string, lines: ChartLine[], outageS: [number, nu
     '',
   ].join('\n');
 }
+
+/** The size and margins of a chart of issue 13's matrix (report/policyChart.ts, shortfallChart.ts). */
+export const MATRIX_CHART = { W: 1000, H: 420, M: { left: 56, right: 16, top: 48, bottom: 96 } } as const;
+
+/** A matrix chart's opening: the SVG, its title, and a group at the plot's origin with the plot's frame. */
+export function matrixChartOpen(title: string, plotW: number, plotH: number): string[] {
+  const { W, H, M } = MATRIX_CHART;
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif">`,
+    `<rect width="${W}" height="${H}" fill="white"/>`,
+    `<text x="${M.left}" y="22" font-size="15" font-weight="bold">${esc(title)}</text>`,
+    `<g transform="translate(${M.left},${M.top})">`,
+    `<rect x="0" y="0" width="${plotW}" height="${plotH}" fill="none" stroke="#999"/>`,
+  ];
+}
+
+/** A matrix cell's label under the plot: "S2 20 %" over its provider. */
+export function matrixCellLabel(
+  x0: number,
+  colW: number,
+  plotH: number,
+  cell: { provider: string; scenario: string; level: string },
+): string[] {
+  const x = (x0 + colW / 2).toFixed(1);
+  return [
+    `<text x="${x}" y="${plotH + 16}" font-size="11" text-anchor="middle">${esc(`${cell.scenario} ${cell.level}`)}</text>`,
+    `<text x="${x}" y="${plotH + 30}" font-size="10" text-anchor="middle" fill="#555">${esc(cell.provider)}</text>`,
+  ];
+}
+
+/** A legend in one row at height y: each mark (drawn around 0,0) with its label after it. */
+export function legendRow(entries: [mark: string, label: string][], y: number): string[] {
+  let x = 0;
+  return entries.map(([mark, label]) => {
+    const g = `<g transform="translate(${x},${y})">${mark}<text x="10" y="0" font-size="11" dominant-baseline="middle">${esc(label)}</text></g>`;
+    x += 40 + label.length * 5.6;
+    return g;
+  });
+}
