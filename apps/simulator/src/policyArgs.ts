@@ -26,7 +26,8 @@ max attempts / servable and budget overruns, whether the run meets the issue's b
   --shortfall-chart FILE  an SVG of when recloser lost what it lost: per cell a bar of the mean
                        points of servable lost in each phase of its recovery
   --baseline FILE      compare with an earlier run's --json: per cell recloser's mean, re-trips and
-                       runs meeting the bar before and now, and each run that moved
+                       runs meeting the bar before and now, the change in each phase's loss, and
+                       each run that moved
   --from FILE          no simulation: the tables of an earlier run's --json, its runs of --seeds,
                        --scenarios and --providers (e.g. policy.md from docs/scenarios/policy-1-13.json)
   --help               this text`;

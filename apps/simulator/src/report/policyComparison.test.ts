@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { comparisonLines, readBaseline } from './policyComparison.js';
+import type { Shortfall } from '../metrics/Shortfall.js';
 import type { PolicyRow } from './policySummary.js';
 
 const rec = (share: number, retrips = 0) => ({
@@ -51,6 +52,36 @@ describe("npm run policy's comparison with a baseline (--baseline)", () => {
     expect(lines).toContain('| collapse | S2 20 % | 1 | 90.0 % | 95.1 % | +5.1 | 1 | 0 | short | meets |');
     expect(lines).toContain('| simple | S2 35 % | 1 | 95.0 % | 93.0 % | −2.0 | 0 | 0 | meets | short |');
     expect(lines.some((l) => l.startsWith('| collapse | S2 20 % | 3 |'))).toBe(false);
+  });
+
+  it('says where the points moved, phase by phase, over the runs that kept their shortfall before and now', () => {
+    const phases = (settled: number, reopened: number): Shortfall => ({
+      waiting: { points: 0.4, seconds: 3 },
+      climb: { points: 0.8, seconds: 7 },
+      settled: { points: settled, seconds: 400 },
+      cut: { points: 2, seconds: 90 },
+      reopened: { points: reopened, seconds: reopened > 0 ? 16 : 0 },
+      closed: { points: 0, seconds: 0 },
+    });
+    const withPhases = (r: PolicyRow, shortfall: Shortfall): PolicyRow => ({
+      ...r,
+      figures: { recloser: { ...r.figures.recloser!, shortfall } },
+    });
+    const was = [
+      withPhases(before[0]!, phases(4.3, 2.5)),
+      withPhases(before[1]!, phases(3.8, 0)),
+      before[2]!,
+    ];
+    const is = [withPhases(now[0]!, phases(2.3, 0)), withPhases(now[1]!, phases(2.3, 0.2)), now[2]!];
+    const moved = comparisonLines(is, was, 'base.json');
+    expect(moved).toContain(
+      'Where the points moved (2 runs with the shortfall by phase before and now): per cell, the change in the mean points of servable lost per run in each phase (− = less lost now):',
+    );
+    // settled (2.3 + 2.3 − 4.3 − 3.8) / 2 = −1.75, reopened (0 + 0.2 − 2.5 − 0) / 2 = −1.15
+    expect(moved).toContain('| collapse | S2 20 % | 2 | −2.9 | 0.0 | 0.0 | −1.8 | 0.0 | −1.1 | 0.0 |');
+    // the simple run kept no shortfall: no row for its cell, and no table without any
+    expect(moved.some((l) => l.startsWith('| simple | S2 35 % | 1 | −'))).toBe(false);
+    expect(lines.some((l) => l.startsWith('Where the points moved'))).toBe(false);
   });
 
   it('says so when nothing moved, and when no run is in common', () => {

@@ -1,7 +1,8 @@
 // `npm run policy -- --baseline FILE`: this run beside an earlier one (that run's --json), so a
 // policy change is measured as docs/scenarios asks, on more seeds than three and cell by cell:
-// recloser's mean, re-trips and runs meeting the bar before and now, over the runs both have, then
-// each run whose share moved by MOVED_POINTS or more or whose verdict changed. A verdict is judged on
+// recloser's mean, re-trips and runs meeting the bar before and now, over the runs both have, where
+// the points moved (the change in each phase's loss, metrics/Shortfall.ts, where both runs kept it),
+// then each run whose share moved by MOVED_POINTS or more or whose verdict changed. A verdict is judged on
 // the peers each run had (a recloser-only run does not judge the peer criterion).
 import { readFileSync } from 'node:fs';
 import { SHORTFALL_PHASES } from '../metrics/Shortfall.js';
@@ -13,6 +14,7 @@ import {
   recloserOver,
   recloserRetrips,
   recloserShare,
+  shortfallByCell,
   verdictOf,
   type PolicyRow,
 } from './policySummary.js';
@@ -104,6 +106,24 @@ export function comparisonLines(rows: PolicyRow[], baseline: PolicyRow[], file: 
     ...[...byCell(pairs, (p) => p.now)].map(([cell, ps]) => line(cell, ps)),
     line('all | every cell', pairs),
   ];
+  // where the points moved: per cell, the change in each phase's mean loss, over the runs both kept it for
+  const phased = pairs.filter((p) => p.now.figures.recloser?.shortfall && p.was.figures.recloser?.shortfall);
+  if (phased.length > 0) {
+    const was = new Map(shortfallByCell(phased.map((p) => p.was)).map((c) => [c.cell, c.mean]));
+    const signed = (d: number): string =>
+      `${d >= 0.05 ? '+' : d <= -0.05 ? '−' : ''}${Math.abs(d).toFixed(1)}`;
+    lines.push(
+      '',
+      `Where the points moved (${phased.length} runs with the shortfall by phase before and now): per cell, the change in the mean points of servable lost per run in each phase (− = less lost now):`,
+      '',
+      `| provider | scenario | runs | lost | ${SHORTFALL_PHASES.join(' | ')} |`,
+      `|---|---|---:|---:|${SHORTFALL_PHASES.map(() => '---:').join('|')}|`,
+      ...shortfallByCell(phased.map((p) => p.now)).map(({ cell, runs, mean }) => {
+        const d = SHORTFALL_PHASES.map((ph) => mean[ph] - was.get(cell)![ph]);
+        return `| ${cell} | ${runs.length} | ${signed(d.reduce((a, b) => a + b, 0))} | ${d.map(signed).join(' | ')} |`;
+      }),
+    );
+  }
   const meets = (r: PolicyRow): boolean => verdictOf(r).meets;
   const moved = pairs.filter(
     (p) =>
