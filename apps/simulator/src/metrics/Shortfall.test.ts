@@ -30,10 +30,10 @@ const RECOVERY: T[] = [
   t(11_000, 'open', 'probing'),
   t(12_000, 'probing', 'ramping'), // the first ramp: climb
   t(14_000, 'ramping', 'ramping', { gates: gates('pass'), level: 0.3 }), // grown: still the climb
-  t(16_000, 'ramping', 'ramping', { gates: gates('pass'), level: 0.3, nextStepUpAfter: 28_000 }), // settled
+  t(16_000, 'ramping', 'ramping', { gates: gates('pass'), level: 0.3, settled: true }), // settled
   t(20_000, 'ramping', 'ramping', { gates: gates('degrade'), level: 0.24 }), // cut
   t(22_000, 'ramping', 'ramping', { gates: gates('pass'), level: 0.27 }), // bisection: still the cut
-  t(24_000, 'ramping', 'ramping', { gates: gates('pass'), level: 0.27, nextStepUpAfter: 40_000 }), // settled
+  t(24_000, 'ramping', 'ramping', { gates: gates('pass'), level: 0.27, settled: true }), // settled
   t(26_000, 'ramping', 'open'), // a collapse: a re-trip
   t(27_000, 'open', 'probing'),
   t(27_500, 'probing', 'ramping'), // the climb back belongs to the re-trip
@@ -79,9 +79,13 @@ describe('shortfallByPhase: when a recovery lost the work it lost', () => {
     expect(closedEarly.closed.seconds).toBe(20);
   });
 
-  it('a quorum open after the breaker closed is a re-trip too; a top level held but throttled is settled', () => {
+  it('a quorum open after the breaker closed is a re-trip too; only a move core marks settled settles', () => {
     expect(phaseAfter('closed', t(0, 'closed', 'open'))).toBe('reopened');
-    expect(phaseAfter('climb', t(0, 'ramping', 'ramping', { gates: gates('pass'), load: {} }))).toBe(
+    expect(phaseAfter('climb', t(0, 'ramping', 'ramping', { gates: gates('pass'), settled: true }))).toBe(
+      'settled',
+    );
+    // a try above the limit carries no settled mark: the phase it tries from goes on
+    expect(phaseAfter('settled', t(0, 'ramping', 'ramping', { gates: gates('pass'), level: 0.31 }))).toBe(
       'settled',
     );
     // probes during a re-trip's cooldown stay in it; a probe that failed while waiting stays waiting
@@ -98,7 +102,7 @@ describe('shortfallByPhase: when a recovery lost the work it lost', () => {
       figures: fc.record(
         {
           gates: fc.constantFrom('pass' as const, 'degrade' as const, 'collapse' as const).map(gates),
-          nextStepUpAfter: fc.option(fc.integer({ min: 0, max: 60_000 })),
+          settled: fc.constant(true as const),
         },
         { requiredKeys: [] },
       ),

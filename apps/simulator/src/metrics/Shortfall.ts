@@ -14,8 +14,8 @@
 //   probes and the climb back, until the ramp settles again;
 // - closed: the breaker closed (the top level held): what is lost there is the provider's own.
 //
-// A phase starts on a transition's structured figures (the gates' outcome, nextStepUpAfter on a
-// settle, load on a top level held but throttled), never on its reason's words.
+// A phase starts on a transition's states and figures as core records them (the gates' outcome,
+// `settled` on a move that settled the level), never on its reason's words.
 import type { Transition } from './Recorder.js';
 
 export const SHORTFALL_PHASES = ['waiting', 'climb', 'settled', 'cut', 'reopened', 'closed'] as const;
@@ -37,7 +37,7 @@ export function phaseAfter(
   const f = t.figures ?? {};
   const outcome = f.gates?.outcome;
   if (outcome === 'degrade' || outcome === 'collapse') return 'cut';
-  if ((f.nextStepUpAfter ?? null) !== null || f.load !== undefined) return 'settled';
+  if (f.settled) return 'settled';
   return phase; // a growth, a bisection or a try above a limit carries on what it is part of
 }
 
@@ -66,11 +66,11 @@ export function shortfallByPhase(
     ShortfallPhase,
     { calls: number; seconds: number }
   >;
-  // the phase at the outage's end: closed if the breaker never opened (or had closed again), else waiting
-  const before = transitions.filter((t) => t.at < run.outageEndMs).at(-1);
-  let phase: ShortfallPhase = before === undefined || before.to === 'closed' ? 'closed' : 'waiting';
   let next = transitions.findIndex((t) => t.at >= run.outageEndMs);
   if (next < 0) next = transitions.length;
+  // the phase at the outage's end: closed if the breaker never opened (or had closed again), else waiting
+  const before = transitions[next - 1];
+  let phase: ShortfallPhase = before === undefined || before.to === 'closed' ? 'closed' : 'waiting';
   for (let s = from; s < to; s++) {
     while (next < transitions.length && transitions[next]!.at < (s + 1) * 1000)
       phase = phaseAfter(phase, transitions[next++]!);

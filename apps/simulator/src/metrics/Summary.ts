@@ -201,6 +201,7 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
   const wave = peakPerSecond(rec.attemptsBySlot, waveFrom, end);
   const afterWave = peakPerSecond(rec.attemptsBySlot, end, f.durationMs);
 
+  const groupTransitions = rec.transitions.filter((t) => t.who === 'global');
   const opens = rec.transitions.filter((t) => t.to === 'open');
   const probeReopens = opens.filter((t) => t.who === 'global' && t.from === 'probing');
   const globalOpens = opens.filter((t) => t.who === 'global' && t.from !== 'probing');
@@ -250,15 +251,11 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
     maxAttemptedOverServable: attemptedOverServable(series, rec, f),
     shortfall:
       f.hasController && f.outageEndMs !== null
-        ? shortfallByPhase(
-            rec.transitions.filter((t) => t.who === 'global'),
-            (s) => rec.successes.at(s),
-            {
-              outageEndMs: f.outageEndMs,
-              durationMs: f.durationMs,
-              servableAfterPerSec: f.servableAfterPerSec,
-            },
-          )
+        ? shortfallByPhase(groupTransitions, (s) => rec.successes.at(s), {
+            outageEndMs: f.outageEndMs,
+            durationMs: f.durationMs,
+            servableAfterPerSec: f.servableAfterPerSec,
+          })
         : null,
     wastedCalls: f.wastedCalls,
     maxQueueDepthByRegion: f.maxQueueDepthByRegion,
@@ -273,15 +270,13 @@ export function summarise(rec: Recorder, f: RunFacts): StrategyFigures {
           )
         : []),
     ],
-    globalTransitions: rec.transitions
-      .filter((t) => t.who === 'global')
-      .map((t) => ({
-        at: Math.round(t.at),
-        from: t.from,
-        to: t.to,
-        ...(t.reason ? { reason: t.reason } : {}),
-        ...(t.figures ? { figures: t.figures } : {}),
-      })),
+    globalTransitions: groupTransitions.map((t) => ({
+      at: Math.round(t.at),
+      from: t.from,
+      to: t.to,
+      ...(t.reason ? { reason: t.reason } : {}),
+      ...(t.figures ? { figures: t.figures } : {}),
+    })),
     series,
   };
 }

@@ -78,7 +78,7 @@ describe("npm run policy's comparison with a baseline (--baseline)", () => {
       'Where the points moved (2 runs with the shortfall by phase before and now): per cell, the change in the mean points of servable lost per run in each phase (− = less lost now):',
     );
     // settled (2.3 + 2.3 − 4.3 − 3.8) / 2 = −1.75, reopened (0 + 0.2 − 2.5 − 0) / 2 = −1.15
-    expect(moved).toContain('| collapse | S2 20 % | 2 | −2.9 | 0.0 | 0.0 | −1.8 | 0.0 | −1.1 | 0.0 |');
+    expect(moved).toContain('| collapse | S2 20 % | 2 | −2.9 | +0.0 | +0.0 | −1.8 | +0.0 | −1.1 | +0.0 |');
     // the simple run kept no shortfall: no row for its cell, and no table without any
     expect(moved.some((l) => l.startsWith('| simple | S2 35 % | 1 | −'))).toBe(false);
     expect(lines.some((l) => l.startsWith('Where the points moved'))).toBe(false);

@@ -24,7 +24,10 @@ export const MOVED_POINTS = 0.1;
 
 /** What names a run across runs of the matrix (and a table's first three columns): its cell and seed. */
 export const runKey = (r: PolicyRow): string => `${cellOf(r)} | ${r.seed}`;
-const points = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d * 100).toFixed(1)}`;
+/** A change in points of servable, signed: "+2.6", "−0.8". */
+const signedPoints = (d: number): string => `${d >= 0 ? '+' : '−'}${Math.abs(d).toFixed(1)}`;
+/** A change in share of servable, in points. */
+const points = (d: number): string => signedPoints(d * 100);
 
 const baselineError = (flag: string, file: string, what: string): Error =>
   new Error(`${flag}: ${file}: ${what}`);
@@ -110,8 +113,6 @@ export function comparisonLines(rows: PolicyRow[], baseline: PolicyRow[], file: 
   const phased = pairs.filter((p) => p.now.figures.recloser?.shortfall && p.was.figures.recloser?.shortfall);
   if (phased.length > 0) {
     const was = new Map(shortfallByCell(phased.map((p) => p.was)).map((c) => [c.cell, c.mean]));
-    const signed = (d: number): string =>
-      `${d >= 0.05 ? '+' : d <= -0.05 ? '−' : ''}${Math.abs(d).toFixed(1)}`;
     lines.push(
       '',
       `Where the points moved (${phased.length} runs with the shortfall by phase before and now): per cell, the change in the mean points of servable lost per run in each phase (− = less lost now):`,
@@ -120,7 +121,7 @@ export function comparisonLines(rows: PolicyRow[], baseline: PolicyRow[], file: 
       `|---|---|---:|---:|${SHORTFALL_PHASES.map(() => '---:').join('|')}|`,
       ...shortfallByCell(phased.map((p) => p.now)).map(({ cell, runs, mean }) => {
         const d = SHORTFALL_PHASES.map((ph) => mean[ph] - was.get(cell)![ph]);
-        return `| ${cell} | ${runs.length} | ${signed(d.reduce((a, b) => a + b, 0))} | ${d.map(signed).join(' | ')} |`;
+        return `| ${cell} | ${runs.length} | ${signedPoints(d.reduce((a, b) => a + b, 0))} | ${d.map(signedPoints).join(' | ')} |`;
       }),
     );
   }

@@ -333,17 +333,22 @@ describe('RAMPING: growth and the dwell', () => {
 
   it('saturated: after the wait the ramp tries one bisection step above (a real move), not the spent growth', () => {
     const s = climbTo(ramping(0), 1);
-    const settled = pass(s, { ...good, latencyP95Ms: 450 }).next;
+    const settling = pass(s, { ...good, latencyP95Ms: 450 });
+    const settled = settling.next;
     expect(settled.settled).toBe(true);
+    // the log marks the move that settled (the simulator's shortfall by phase reads it), not the try after
+    expect(settling.transitions[0]!.figures.settled).toBe(true);
     // within the wait: still settled at the level, a fresh window each time
     const waiting = tick(settled, settled.nextStepUpAfter! - 1, { ...good, latencyP95Ms: 450 }).next;
     expect(waiting).toMatchObject({ level: s.level, settled: true });
-    const retried = tick(waiting, settled.nextStepUpAfter! + judgingWindowMs(waiting, DWELL), {
+    const retry = tick(waiting, settled.nextStepUpAfter! + judgingWindowMs(waiting, DWELL), {
       ...good,
       latencyP95Ms: 450,
-    }).next;
+    });
+    const retried = retry.next;
     expect(retried.level! / s.level!).toBeCloseTo(1 + BISECT_PRECISION, 10);
     expect(retried).toMatchObject({ settled: false, failedLevel: null });
+    expect(retry.transitions[0]!.figures.settled).toBeUndefined();
   });
 
   it('never admits more than the top level, and closes once the top level held (recovered: learned = top)', () => {

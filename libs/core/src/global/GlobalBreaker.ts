@@ -154,6 +154,8 @@ export interface TransitionFigures {
   failedLevel?: number | null;
   sustainedLevel?: number | null;
   nextStepUpAfter?: number | null;
+  /** a ramp move that settled the level (saturated, under a limit it found, or the top still throttled); absent otherwise */
+  settled?: true;
   /** a ramp move judged as for a provider that sheds cleanly (ramp/Shedding.ts); absent otherwise */
   shedsCleanly?: boolean;
   /** the collapse that refuted the pool's `ramp.shedsCleanly` for this breaker; absent otherwise */
@@ -493,6 +495,7 @@ function rampTick(stored: GlobalBreakerState, { now, rng, pool, sample, demand }
         failedLevel: next.failedLevel,
         sustainedLevel: next.sustainedLevel,
         ...(shedsCleanlyNow(shedKnowledge(next), declared) ? { shedsCleanly: true } : {}),
+        ...(next.settled ? { settled: true as const } : {}),
         ...extra,
       }),
     ],
